@@ -1,0 +1,131 @@
+// Cloud Controller API client: discovery, UAA auth, paging, bounded concurrency.
+import pLimit from 'p-limit';
+import { HttpError, createHttp, pathOf } from './http.js';
+import { errorTitle } from './parse.js';
+import { createTokenProvider } from './uaa.js';
+
+/**
+ * @typedef {object} Discovery
+ * @property {string} apiVersion v3 version, or v2 when v3 is absent
+ * @property {boolean} v3 false only when the API has no v3 link: then the v2 stats endpoint is used
+ * @property {string} baseUrl
+ */
+
+/**
+ * @param {import('../../config.js').CloudControllerConfig & { api: string }} cf
+ * @param {object} [deps]
+ * @param {import('pino').Logger} [deps.log]
+ * @param {import('../../retry.js').BackoffOptions} [deps.backoff]
+ */
+export function createCloudControllerClient(cf, deps = {}) {
+  const { log } = deps;
+  let requests = 0;
+  const http = createHttp({
+    timeoutMs: cf.timeoutMs,
+    skipSslValidation: cf.skipSslValidation,
+    backoff: deps.backoff,
+    onRetry: (e) => log?.warn({ reason: e.reason, attempt: e.attempt, delayMs: e.delayMs, url: e.url }, 'cloud-controller: retrying request'),
+  });
+  const send = (/** @type {import('./http.js').HttpRequest} */ request) => { requests += 1; return http.send(request); };
+  const limit = pLimit(cf.concurrency);
+  /** @type {Promise<Discovery & { tokens: ReturnType<typeof createTokenProvider> }> | undefined} */
+  let discovered;
+
+  /** @param {AbortSignal} [signal] */
+  async function discover(signal) {
+    const response = await send({ url: `${cf.api}/`, signal });
+    if (response.status !== 200 || !response.data?.links) {
+      throw new HttpError(`GET ${cf.api}/ answered ${response.status}: not a Cloud Controller API (no links)`, { status: response.status, reason: 'discovery' });
+    }
+    const links = response.data.links;
+    const v3 = links.cloud_controller_v3;
+    const v2 = links.cloud_controller_v2;
+    const login = links.login?.href ?? links.uaa?.href;
+    if (!v3 && !v2) throw new HttpError(`GET ${cf.api}/ lists neither cloud_controller_v3 nor cloud_controller_v2`, { reason: 'discovery' });
+    if (!login) throw new HttpError(`GET ${cf.api}/ lists no login or uaa link`, { reason: 'discovery' });
+    const tokens = createTokenProvider({ tokenUrl: `${String(login).replace(/\/+$/, '')}/oauth/token`, credentials: cf, send });
+    return {
+      v3: Boolean(v3),
+      apiVersion: String((v3 ?? v2).meta?.version ?? 'unknown'),
+      baseUrl: cf.api,
+      tokens,
+    };
+  }
+
+  /** @param {AbortSignal} [signal] */
+  function discovery(signal) {
+    discovered ??= discover(signal).catch((err) => { discovered = undefined; throw err; });
+    return discovered;
+  }
+
+  /**
+   * GET with a bearer token; a 401 CF-InvalidAuthToken refreshes the token once and retries.
+   * @param {string} pathOrUrl @param {AbortSignal} [signal]
+   * @returns {Promise<import('./http.js').HttpResponse>}
+   */
+  function get(pathOrUrl, signal) {
+    return limit(async () => {
+      const { tokens } = await discovery(signal);
+      const url = /^https?:\/\//.test(pathOrUrl) ? pathOrUrl : `${cf.api}${pathOrUrl}`;
+      for (let attempt = 0; ; attempt++) {
+        const token = await tokens.get(signal);
+        const response = await send({ url, headers: { Authorization: `bearer ${token}`, Accept: 'application/json' }, signal });
+        if (response.status === 200) return response;
+        const title = errorTitle(response.data);
+        if (response.status === 401 && title === 'CF-InvalidAuthToken' && attempt === 0) {
+          log?.info({ url: pathOf(url) }, 'cloud-controller: token rejected, fetching a new one');
+          tokens.invalidate(token);
+          continue;
+        }
+        const reason = response.status === 401 || response.status === 403 ? 'auth' : response.status === 404 ? 'not_found' : `http_${response.status}`;
+        throw new HttpError(`GET ${pathOf(url)} answered ${response.status}${title ? ` ${title}` : ''}`, { status: response.status, title, reason });
+      }
+    });
+  }
+
+  /**
+   * Every resource of a v3 list, following `pagination.next.href` until it is null.
+   * @param {string} path @param {AbortSignal} [signal] @returns {Promise<any[]>}
+   */
+  async function getAllV3(path, signal) {
+    /** @type {any[]} */
+    const all = [];
+    /** @type {string | null} */
+    let next = path;
+    while (next) {
+      const { data } = await get(next, signal);
+      all.push(...(Array.isArray(data?.resources) ? data.resources : []));
+      next = data?.pagination?.next?.href ?? null;
+    }
+    return all;
+  }
+
+  /**
+   * Every resource of a v2 list, following `next_url`.
+   * @param {string} path @param {AbortSignal} [signal] @returns {Promise<any[]>}
+   */
+  async function getAllV2(path, signal) {
+    /** @type {any[]} */
+    const all = [];
+    /** @type {string | null} */
+    let next = path;
+    while (next) {
+      const { data } = await get(next, signal);
+      all.push(...(Array.isArray(data?.resources) ? data.resources : []));
+      next = typeof data?.next_url === 'string' ? data.next_url : null;
+    }
+    return all;
+  }
+
+  return {
+    discovery,
+    get,
+    getAllV3,
+    getAllV2,
+    /** Requests sent so far (including token requests and retries). */
+    get requests() { return requests; },
+    close: http.close,
+  };
+}
+
+/** @typedef {ReturnType<typeof createCloudControllerClient>} CloudControllerClient */

