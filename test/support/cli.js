@@ -1,0 +1,63 @@
+// Runs the real `paasmon` binary as a child process, as a user or Cloud Foundry would.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../collector/cli.js', import.meta.url));
+
+/**
+ * Environment for a child: only what is given (plus PATH), never the test runner's CF_* settings.
+ * @param {Record<string, string | undefined>} env
+ */
+export function childEnv(env) {
+  return /** @type {Record<string, string>} */ ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env });
+}
+
+/**
+ * @param {string[]} args @param {Record<string, string | undefined>} env @param {{ timeoutMs?: number }} [options]
+ * @returns {Promise<{ code: number | null, stdout: string, stderr: string }>}
+ */
+export function runCli(args, env, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`paasmon ${args.join(' ')} timed out\n${stderr}`)); }, options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+  });
+}
+
+/**
+ * Starts a long-running `paasmon` (e.g. collect) and gives its process and output so far.
+ * @param {string[]} args @param {Record<string, string | undefined>} env
+ */
+export function startCli(args, env) {
+  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d) => { output.stdout += d; });
+  child.stderr.on('data', (d) => { output.stderr += d; });
+  const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  return { child, output, exited: /** @type {Promise<{ code: number | null, signal: string | null }>} */ (exited) };
+}
+
+/**
+ * Polls `check` until it returns a truthy value or the time runs out.
+ * @template T @param {() => Promise<T> | T} check @param {{ timeoutMs?: number, intervalMs?: number, what?: string }} [options]
+ * @returns {Promise<T>}
+ */
+export async function waitFor(check, options = {}) {
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      last = await check();
+      if (last) return last;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, options.intervalMs ?? 100));
+  }
+  throw new Error(`timed out waiting for ${options.what ?? 'condition'} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+}

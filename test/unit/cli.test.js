@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Command } from 'commander';
+import { createProgram } from '../../collector/cli.js';
+
+/** @param {string[]} args @param {Record<string, string>} env */
+async function run(args, env) {
+  /** @type {string[]} */
+  const out = [];
+  /** @type {string[]} */
+  const err = [];
+  let code = -1;
+  const program = createProgram(new Command(), { env, out: (l) => out.push(l), err: (l) => err.push(l) }, (c) => { code = c; });
+  program.exitOverride().configureOutput({ writeErr: (s) => err.push(s), writeOut: (s) => out.push(s) });
+  try {
+    await program.parseAsync(['node', 'paasmon', ...args]);
+  } catch (e) {
+    code = /** @type {any} */ (e).exitCode === 0 ? 0 : 2;
+  }
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('cli', () => {
+  it('exits 2 and names the variable on invalid configuration', async () => {
+    const result = await run(['poll'], { CF_API: 'not a url', CF_USERNAME: 'u', CF_PASSWORD: 'p', CF_APPS: 'a' });
+    assert.equal(result.code, 2);
+    assert.match(result.err, /^paasmon: invalid configuration: CF_API must be an http:\/\/ or https:\/\/ URL/);
+  });
+
+  it('exits 2 when a required variable is missing', async () => {
+    const result = await run(['poll'], { CF_USERNAME: 'u', CF_PASSWORD: 'p', CF_APPS: 'a' });
+    assert.equal(result.code, 2);
+    assert.match(result.err, /CF_API is required/);
+  });
+
+  it('exits 2 on an unknown command', async () => {
+    const result = await run(['pol'], {});
+    assert.equal(result.code, 2);
+    assert.match(result.err, /unknown command 'pol'/);
+  });
+
+  it('lists the commands in --help', async () => {
+    const result = await run(['--help'], {});
+    assert.equal(result.code, 0);
+    for (const command of ['collect', 'poll', 'migrate']) assert.match(result.out, new RegExp(`\\n  ${command}`));
+  });
+});
