@@ -33,6 +33,7 @@ import { once } from 'node:events';
  * @property {number} rateLimited next N API calls answer 429 with a text/plain JSON body
  * @property {number} retryAfterSeconds Retry-After of those 429s
  * @property {number} statsUnavailable next N stats calls answer 503 CF-StatsUnavailable
+ * @property {string[]} statsUnavailableFor apps (by name) whose stats calls always answer 503 CF-StatsUnavailable
  * @property {boolean} emptyUsage stats answer `usage: {}` with X-Cf-Warnings (metrics backend down)
  * @property {number} latencyMs added to every answer
  * @property {number} slowStatsMs added to stats answers only
@@ -47,7 +48,7 @@ import { once } from 'node:events';
 /** @returns {Faults} */
 export function noFaults() {
   return {
-    tokenLifetimeSeconds: 1199, invalidAuthTokenOnce: 0, rateLimited: 0, retryAfterSeconds: 1, statsUnavailable: 0,
+    tokenLifetimeSeconds: 1199, invalidAuthTokenOnce: 0, rateLimited: 0, retryAfterSeconds: 1, statsUnavailable: 0, statsUnavailableFor: [],
     emptyUsage: false, latencyMs: 0, slowStatsMs: 0, dropConnections: 0, serverErrors: 0, pageSize: 5000,
     v3Disabled: false, v2Disabled: false, rejectCredentials: false,
   };
@@ -267,8 +268,8 @@ export async function startCfSimulator({ apps, users = { admin: 'admin-secret' }
       const process = owner?.processes.find((p) => p.guid === stats[1]);
       if (!process) return send(res, 404, v3Error('CF-ResourceNotFound', 10010, 'Process not found'));
       if (faults.slowStatsMs) await new Promise((r) => setTimeout(r, faults.slowStatsMs));
-      if (faults.statsUnavailable > 0) {
-        faults.statsUnavailable -= 1;
+      if (faults.statsUnavailable > 0 || faults.statsUnavailableFor.includes(owner?.name ?? '')) {
+        if (faults.statsUnavailable > 0) faults.statsUnavailable -= 1;
         return send(res, 503, v3Error('CF-StatsUnavailable', 200002, 'Stats server temporarily unavailable.'));
       }
       const headers = faults.emptyUsage ? { ...rate, 'X-Cf-Warnings': 'Stats%20server%20temporarily%20unavailable.' } : rate;

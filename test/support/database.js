@@ -23,17 +23,21 @@ export function freePort() {
  */
 export async function startTestDatabase() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-test-pg-'));
+  // PostgreSQL runs as its own user (these machines run tests as root): it must reach the directory.
+  fs.chmodSync(dir, 0o755);
   const port = await freePort();
   const password = 'test-password';
   const make = () => new EmbeddedPostgres({
-    databaseDir: path.join(dir, 'data'), port, user: 'paasmon', password, persistent: false, createPostgresUser: true,
+    databaseDir: path.join(dir, 'data'), port, user: 'paasmon', password, persistent: true, createPostgresUser: true,
     onLog: () => {}, onError: () => {},
   });
   let server = make();
   await server.initialise();
   await server.start();
   const url = `postgres://paasmon:${password}@127.0.0.1:${port}/postgres`;
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  // int8 as numbers, as paasmon's own pool reads them: byte counts stay far below 2^53.
+  const types = { getTypeParser: /** @type {any} */ ((/** @type {number} */ oid, /** @type {any} */ format) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))) };
+  const pool = new pg.Pool({ connectionString: url, max: 2, types });
   pool.on('error', () => {});
   return {
     url,
