@@ -1,0 +1,55 @@
+// A real Prometheus (Debian package `prometheus`) on a free port, scraping the given targets.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from './database.js';
+import { waitFor } from './cli.js';
+
+/**
+ * @param {{ targets: string[], scrapeIntervalSeconds?: number, bearerToken?: string }} options
+ */
+export async function startPrometheus({ targets, scrapeIntervalSeconds = 1, bearerToken }) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-prometheus-'));
+  const port = await freePort();
+  const auth = bearerToken ? `\n    authorization:\n      credentials: ${JSON.stringify(bearerToken)}` : '';
+  fs.writeFileSync(path.join(dir, 'prometheus.yml'), `global:
+  scrape_interval: ${scrapeIntervalSeconds}s
+  evaluation_interval: ${scrapeIntervalSeconds}s
+scrape_configs:
+  - job_name: paasmon
+    static_configs:
+      - targets: ${JSON.stringify(targets)}${auth}
+`);
+  const child = spawn('prometheus', [
+    `--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
+  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const failed = new Promise((_, reject) => {
+    child.once('error', (err) => reject(new Error(`prometheus could not start (apt-get install -y prometheus): ${err.message}`)));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await Promise.race([failed, waitFor(async () => (await fetch(`${url}/-/ready`)).ok, { timeoutMs: 30_000, what: `prometheus ready (${stderr})` })]);
+  return {
+    url,
+    /** Instant query; returns the result vector. @param {string} query */
+    async query(query) {
+      const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(query)}`);
+      const body = /** @type {any} */ (await response.json());
+      if (body.status !== 'success') throw new Error(`prometheus query ${query}: ${JSON.stringify(body)}`);
+      return /** @type {Array<{ metric: Record<string, string>, value: [number, string] }>} */ (body.data.result);
+    },
+    /** Scrape target health as Prometheus sees it. */
+    async targets() {
+      const body = /** @type {any} */ (await (await fetch(`${url}/api/v1/targets`)).json());
+      return /** @type {Array<{ health: string, lastError: string, scrapeUrl: string }>} */ (body.data.activeTargets);
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('close', r));
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
