@@ -1,5 +1,6 @@
 // Drives a source: one poll -> records to every sink, with timing, success and error accounting
 // done once here (sources never touch metrics). `schedule` runs polls on a cron, never overlapping.
+import { setMaxListeners } from 'node:events';
 import cron from 'node-cron';
 import { SourceError } from './errors.js';
 
@@ -29,6 +30,8 @@ import { SourceError } from './errors.js';
  */
 export function createPoller({ source, sinks, metrics, log, signal = new AbortController().signal }) {
   const sourceLog = log.child({ source: source.name });
+  // Every concurrent request of a poll listens on this one signal: more than Node's default 10.
+  setMaxListeners(1000, signal);
   /** @type {SourceState} */
   const state = { lastSuccessAt: undefined, lastAttemptAt: undefined, lastError: undefined, polls: 0, failures: 0, skipped: 0 };
 

@@ -1,0 +1,53 @@
+// The real `paasmon collect` process at scale: 200 apps x 5 instances, 20 ms added to every
+// Cloud Controller answer, writing to a real PostgreSQL. Prints poll cycle time (from the
+// collector's own debug log), requests per poll (counted by the simulator) and the collector's
+// peak RSS (VmHWM of its process). Run: npm run bench -- poll
+import fs from 'node:fs';
+import { makeApps, startCfSimulator, SPACE_GUID } from '../test/support/cf-simulator.js';
+import { startCli, waitFor } from '../test/support/cli.js';
+import { startTestDatabase } from '../test/support/database.js';
+
+const APPS = Number(process.env.BENCH_APPS ?? 200);
+const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 5);
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
+const POLLS = Number(process.env.BENCH_POLLS ?? 8);
+const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '4,8,16').split(',').map(Number);
+// The V8 flags `npm start` (and so Cloud Foundry) runs the collector with; a last row shows Node's defaults.
+const START_FLAGS = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start.match(/--max-[a-z-]+=\d+/g).join(' ');
+
+/** @param {number[]} values @param {number} p */
+const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)];
+/** @param {number} pid */
+const peakRssMb = (pid) => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+
+const db = await startTestDatabase();
+const sim = await startCfSimulator({ apps: makeApps(APPS, INSTANCES) });
+sim.faults.latencyMs = LATENCY_MS;
+console.log(`paasmon collect vs simulator: ${APPS} apps x ${INSTANCES} instances, +${LATENCY_MS} ms per answer, a poll every 2 s, ${POLLS} polls per row`);
+console.log('node flags                                           concurrency  samples/poll  requests/poll  poll p50 ms  poll max ms  peak RSS MB');
+const runs = [...CONCURRENCIES.map((c) => ({ concurrency: c, flags: START_FLAGS })), { concurrency: 8, flags: '' }];
+try {
+  for (const { concurrency, flags } of runs) {
+    const collector = startCli(['collect'], {
+      DATABASE_URL: db.url, CF_API: sim.url, CF_USERNAME: 'admin', CF_PASSWORD: 'admin-secret', CF_SPACE_GUID: SPACE_GUID,
+      CF_CONCURRENCY: String(concurrency), POLL_SCHEDULE: '*/2 * * * * *', PORT: '0', LOG_LEVEL: 'debug', NODE_OPTIONS: flags,
+    });
+    const polls = () => [...collector.output.stderr.matchAll(/"records":(\d+),"durationMs":(\d+),"complete":true,"msg":"poll done"/g)];
+    await waitFor(() => polls().length >= 1, { timeoutMs: 30_000, what: 'first poll' });
+    const requestsBefore = sim.counters.requests;
+    const pollsBefore = polls().length;
+    await waitFor(() => polls().length >= pollsBefore + POLLS, { timeoutMs: POLLS * 4000 + 10_000, what: `${POLLS} polls` });
+    const measured = polls().slice(pollsBefore, pollsBefore + POLLS);
+    const requestsPerPoll = (sim.counters.requests - requestsBefore) / (polls().length - pollsBefore);
+    const rss = peakRssMb(/** @type {number} */ (collector.child.pid));
+    const durations = measured.map((m) => Number(m[2]));
+    console.log(`${(flags || '(defaults)').padEnd(51)}  ${String(concurrency).padStart(11)}  ${measured[0][1].padStart(12)}  ${requestsPerPoll.toFixed(0).padStart(13)}  ${String(percentile(durations, 50)).padStart(11)}  ${String(Math.max(...durations)).padStart(11)}  ${rss.toFixed(1).padStart(11)}`);
+    collector.child.kill('SIGTERM');
+    await collector.exited;
+  }
+  const stored = (await db.query('SELECT count(*)::int AS n FROM instance_samples')).rows[0].n;
+  console.log(`rows stored: ${stored}`);
+} finally {
+  await sim.close();
+  await db.stop();
+}
