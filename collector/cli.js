@@ -24,13 +24,13 @@ import { createLogger } from './log.js';
 export function createProgram(program, deps, setExitCode) {
   /**
    * Loads the config, makes the logger and runs a command; maps errors to exit codes.
-   * @param {(config: import('./config.js').Config, ctx: { log: import('pino').Logger, out: (line: string) => void }) => Promise<number | void>} run
+   * @param {(config: import('./config.js').Config, ctx: { log: import('pino').Logger, out: (line: string) => void }, options: any) => Promise<number | void>} run
    */
-  const action = (run) => async () => {
+  const action = (run) => async (/** @type {any} */ options) => {
     try {
       const config = loadConfig(deps.env);
       const log = createLogger({ level: config.logLevel, secrets: config.secrets, destination: deps.logDestination });
-      const code = await run(config, { log, out: deps.out });
+      const code = await run(config, { log, out: deps.out }, options);
       setExitCode(code ?? 0);
     } catch (err) {
       if (err instanceof ConfigError) {
@@ -60,6 +60,17 @@ export function createProgram(program, deps, setExitCode) {
     .action(action(async (config, ctx) => {
       const { pollCommand } = await import('./commands/poll.js');
       return pollCommand(config, ctx);
+    }));
+
+  program.command('ingest')
+    .description('router logs: the next increment after the checkpoint, a window (--from/--to) from Elasticsearch/OpenSearch, or gorouter lines from a file or stdin')
+    .option('--from <time>', 'window start, ISO 8601 (2026-11-22T10:00:00Z) or now-15m')
+    .option('--to <time>', 'window end (exclusive)')
+    .option('--file <path>', 'gorouter lines or `cf logs APP --recent` output; - for stdin')
+    .option('--app <name>', 'app name for the lines of --file (the lines themselves carry only the app guid)')
+    .action(action(async (config, ctx, options) => {
+      const { ingestCommand } = await import('./commands/ingest.js');
+      return ingestCommand(config, ctx, options);
     }));
 
   program.command('migrate')

@@ -19,6 +19,8 @@ export const DEFAULTS = Object.freeze({
   PORT: '9469',
   LOG_LEVEL: 'info',
   DB_BUFFER_RECORDS: '100000',
+  INGEST_LOOKBACK: '1h',
+  ROUTER_LOG_FIELDS: '{}',
 });
 
 /** Keys whose values never appear in a log line or error message. */
@@ -31,7 +33,7 @@ const CONTRACT_KEYS = Object.freeze([
   'CF_APPS', 'CF_SPACE_GUID', 'CF_SKIP_SSL_VALIDATION', 'CF_CONCURRENCY', 'CF_TIMEOUT', 'POLL_SCHEDULE',
   'SEARCH_URL', 'SEARCH_INDEX', 'SEARCH_USERNAME', 'SEARCH_PASSWORD', 'SEARCH_API_KEY', 'ROUTER_LOG_FORMAT',
   'INGEST_SCHEDULE', 'INGEST_DELAY', 'CORRELATION_HEADER', 'PORT', 'METRICS_BEARER_TOKEN', 'LOG_LEVEL',
-  'DB_BUFFER_RECORDS',
+  'DB_BUFFER_RECORDS', 'INGEST_LOOKBACK', 'ROUTER_LOG_FIELDS',
 ]);
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -94,6 +96,17 @@ const schema = z.object({
     error: 'must be one of fatal, error, warn, info, debug, trace, silent',
   }),
   DB_BUFFER_RECORDS: integerText(1, 10_000_000),
+  INGEST_LOOKBACK: durationText,
+  ROUTER_LOG_FIELDS: z.string().transform((text, ctx) => {
+    try {
+      const value = JSON.parse(text);
+      if (value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string')) {
+        return /** @type {Record<string, string>} */ (value);
+      }
+    } catch { /* reported below */ }
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON object of field names, e.g. {"responseTimeMs":"router.response_time_ms"}' });
+    return z.NEVER;
+  }),
 });
 
 /**
@@ -115,9 +128,10 @@ const schema = z.object({
  * @property {string} dataDir
  * @property {CloudControllerConfig} cf
  * @property {string} pollSchedule
- * @property {{ url?: string, index: string, username?: string, password?: string, apiKey?: string, format: string }} search
+ * @property {{ url?: string, index: string, username?: string, password?: string, apiKey?: string, format: string, fields: Record<string, string> }} search
  * @property {string} ingestSchedule
  * @property {number} ingestDelayMs
+ * @property {number} ingestLookbackMs how far back the first incremental ingest starts
  * @property {string} correlationHeader
  * @property {number} port
  * @property {string | undefined} metricsBearerToken
@@ -180,9 +194,11 @@ export function loadConfig(env = process.env) {
       password: v.SEARCH_PASSWORD,
       apiKey: v.SEARCH_API_KEY,
       format: v.ROUTER_LOG_FORMAT,
+      fields: v.ROUTER_LOG_FIELDS,
     },
     ingestSchedule: v.INGEST_SCHEDULE,
     ingestDelayMs: v.INGEST_DELAY,
+    ingestLookbackMs: v.INGEST_LOOKBACK,
     correlationHeader: v.CORRELATION_HEADER,
     port: v.PORT,
     metricsBearerToken: v.METRICS_BEARER_TOKEN,

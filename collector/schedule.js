@@ -5,83 +5,125 @@ import cron from 'node-cron';
 import { SourceError } from './errors.js';
 
 /**
- * @typedef {object} PollOutcome
- * @property {import('./types.js').InstanceSample[]} records
- * @property {boolean} complete
- * @property {Error | undefined} error
- * @property {number} durationMs
- *
- * @typedef {object} SourceState
+ * @typedef {object} JobState
  * @property {Date | undefined} lastSuccessAt
  * @property {Date | undefined} lastAttemptAt
  * @property {string | undefined} lastError
  * @property {number} polls
  * @property {number} failures
  * @property {number} skipped
+ *
+ * @typedef {import('../exporters/prometheus.js').PrometheusSink['self']} SelfMetrics
  */
 
 /**
+ * A unit of scheduled work with the accounting every source shares: duration, errors by reason,
+ * warnings, last success. `work` gets a PollContext and returns how many records it produced.
+ * @template {{ records: number }} R
  * @param {object} options
- * @param {import('./types.js').Source} options.source
- * @param {import('./types.js').Sink[]} options.sinks
- * @param {import('../exporters/prometheus.js').PrometheusSink['self']} options.metrics
+ * @param {string} options.name
+ * @param {(ctx: import('./types.js').PollContext) => Promise<R>} options.work
+ * @param {SelfMetrics} options.metrics
  * @param {import('pino').Logger} options.log
  * @param {AbortSignal} [options.signal]
  */
-export function createPoller({ source, sinks, metrics, log, signal = new AbortController().signal }) {
-  const sourceLog = log.child({ source: source.name });
+export function createJob({ name, work, metrics, log, signal = new AbortController().signal }) {
+  const jobLog = log.child({ source: name });
   // Every concurrent request of a poll listens on this one signal: more than Node's default 10.
   setMaxListeners(1000, signal);
-  /** @type {SourceState} */
+  /** @type {JobState} */
   const state = { lastSuccessAt: undefined, lastAttemptAt: undefined, lastError: undefined, polls: 0, failures: 0, skipped: 0 };
 
   /** @param {string} reason @param {string} detail */
   const warn = (reason, detail) => {
-    metrics.warnings.inc({ source: source.name, reason });
-    sourceLog.warn({ reason }, detail);
+    metrics.warnings.inc({ source: name, reason });
+    jobLog.warn({ reason }, detail);
   };
 
   /**
-   * One poll. Never throws: a failed poll is counted, logged and its partial records still written.
-   * @param {Date} [now] @returns {Promise<PollOutcome>}
+   * Runs the work once. Never throws: a failure is counted, logged and returned.
+   * @param {Date} [now] @returns {Promise<{ result: R | undefined, error: Error | undefined, durationMs: number }>}
    */
   async function runOnce(now = new Date()) {
     const started = performance.now();
     state.lastAttemptAt = now;
     state.polls += 1;
-    /** @type {PollOutcome['records']} */
-    let records = [];
+    /** @type {R | undefined} */
+    let result;
     /** @type {Error | undefined} */
     let error;
     try {
-      records = await source.poll({ signal, log: sourceLog, now, warn });
+      result = await work({ signal, log: jobLog, now, warn });
     } catch (err) {
       error = /** @type {Error} */ (err);
-      const reason = err instanceof SourceError ? err.reason : 'error';
-      if (err instanceof SourceError) records = /** @type {PollOutcome['records']} */ (err.records);
-      metrics.errors.inc({ source: source.name, reason });
+      metrics.errors.inc({ source: name, reason: reasonOf(err) });
       state.failures += 1;
       state.lastError = error.message;
-      sourceLog.error({ err: error, kept: records.length }, `${source.name}: poll failed`);
+      jobLog.error({ err: error }, `${name}: failed`);
     }
-    const complete = error === undefined;
-    for (const sink of sinks) sink.write(records, { source: source.name, complete });
-    metrics.records.inc({ source: source.name }, records.length);
     const durationMs = performance.now() - started;
-    metrics.pollDuration.observe({ source: source.name }, durationMs / 1000);
-    if (complete) {
+    metrics.pollDuration.observe({ source: name }, durationMs / 1000);
+    if (!error) {
       state.lastSuccessAt = now;
       state.lastError = undefined;
-      metrics.lastSuccess.set({ source: source.name }, now.getTime() / 1000);
+      metrics.lastSuccess.set({ source: name }, now.getTime() / 1000);
     }
-    sourceLog.debug({ records: records.length, durationMs: Math.round(durationMs), complete }, 'poll done');
-    return { records, complete, error, durationMs };
+    if (result) metrics.records.inc({ source: name }, result.records);
+    jobLog.debug({ records: result?.records ?? 0, durationMs: Math.round(durationMs), complete: !error }, 'poll done');
+    return { result, error, durationMs };
   }
 
-  return { name: source.name, runOnce, state, metrics, log: sourceLog };
+  return { name, runOnce, state, metrics, log: jobLog };
 }
 
-/** @typedef {ReturnType<typeof createPoller>} Poller */
+/** @param {unknown} err */
+function reasonOf(err) {
+  const reason = /** @type {any} */ (err)?.reason;
+  return typeof reason === 'string' ? reason : 'error';
+}
+
+/** @typedef {ReturnType<typeof createJob>} Job */
+
+/**
+ * A source polled into sinks: the records of a failed poll that the source still returns
+ * (SourceError.records) are written too, marked incomplete.
+ * @param {object} options
+ * @param {import('./types.js').Source} options.source
+ * @param {import('./types.js').Sink[]} options.sinks
+ * @param {SelfMetrics} options.metrics
+ * @param {import('pino').Logger} options.log
+ * @param {AbortSignal} [options.signal]
+ */
+export function createPoller({ source, sinks, metrics, log, signal }) {
+  /** @type {import('./types.js').InstanceSample[]} */
+  let last = [];
+  const job = createJob({
+    name: source.name, metrics, log, signal,
+    work: async (ctx) => {
+      let records;
+      try {
+        records = await source.poll(ctx);
+      } catch (err) {
+        last = err instanceof SourceError ? /** @type {import('./types.js').InstanceSample[]} */ (err.records) : [];
+        for (const sink of sinks) sink.write(last, { source: source.name, complete: false });
+        if (last.length) ctx.log.warn({ kept: last.length }, 'partial poll: samples fetched before the failure are kept');
+        throw err;
+      }
+      last = records;
+      for (const sink of sinks) sink.write(records, { source: source.name, complete: true });
+      return { records: records.length };
+    },
+  });
+  return {
+    ...job,
+    /** One poll; its samples (also of a failed poll) with the outcome. @param {Date} [now] */
+    async runOnce(now) {
+      const outcome = await job.runOnce(now);
+      return { records: last, complete: !outcome.error, error: outcome.error, durationMs: outcome.durationMs };
+    },
+  };
+}
+
 
 /**
  * Milliseconds between the next two runs of a cron expression.
@@ -95,18 +137,19 @@ function intervalOf(task) {
 /**
  * Runs `poller` on `expression` (cron with seconds). A poll still running when the next is due
  * means the next is skipped and counted: never two polls of one source at once.
- * @param {Poller} poller
+ * @param {{ name: string, runOnce: (now?: Date) => Promise<unknown>, state: JobState, metrics: SelfMetrics, log: import('pino').Logger }} poller
  * @param {string} expression
- * @param {{ afterPoll?: (outcome: PollOutcome) => void }} [hooks]
+ * @param {{ afterPoll?: () => void }} [hooks]
  */
 export function schedule(poller, expression, hooks = {}) {
-  /** @type {Promise<PollOutcome> | undefined} */
+  /** @type {Promise<unknown> | undefined} */
   let inFlight;
   const task = cron.schedule(expression, async (context) => {
     if (inFlight) return;
     inFlight = poller.runOnce(context.date ?? new Date());
     try {
-      hooks.afterPoll?.(await inFlight);
+      await inFlight;
+      hooks.afterPoll?.();
     } finally {
       inFlight = undefined;
     }

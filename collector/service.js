@@ -2,9 +2,11 @@
 import { once } from 'node:events';
 import { requireCloudController } from './config.js';
 import { createHttpServer } from './http.js';
-import { createPoller, schedule } from './schedule.js';
+import { ingestIncrement } from './ingest.js';
+import { createJob, createPoller, schedule } from './schedule.js';
 import { DEFAULT_BACKOFF, backoffDelay, sleep } from './retry.js';
 import { createCloudControllerSource } from './sources/cloud-controller/index.js';
+import { createRouterLogSource } from './sources/router-logs/index.js';
 import { migrate, openDatabase } from '../exporters/database.js';
 import { createPostgresSink } from '../exporters/postgres.js';
 import { createPrometheusSink } from '../exporters/prometheus.js';
@@ -44,6 +46,25 @@ export async function startCollector(config, { log }) {
     afterPoll: () => { void schemaReady.then(async (ok) => { if (ok) await postgres.flush(); }); },
   });
   const startedAt = Date.now();
+  const routerLogs = config.search.url ? startRouterLogIngest(config, { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal }) : undefined;
+
+  /** @param {import('./schedule.js').JobState} state @param {number} intervalMs */
+  const sourceHealth = (state, intervalMs) => {
+    const lastSuccess = state.lastSuccessAt?.getTime();
+    const window = 3 * intervalMs;
+    const ok = lastSuccess !== undefined ? Date.now() - lastSuccess <= window : Date.now() - startedAt <= window;
+    return {
+      ok,
+      body: {
+        status: ok ? 'ok' : 'failing',
+        lastSuccessAt: state.lastSuccessAt?.toISOString() ?? null,
+        lastError: state.lastError ?? null,
+        polls: state.polls,
+        failures: state.failures,
+        skipped: state.skipped,
+      },
+    };
+  };
 
   const server = createHttpServer({
     registry: prometheus.registry,
@@ -51,23 +72,18 @@ export async function startCollector(config, { log }) {
     log,
     health: async () => {
       const reachable = await ping(database.pool);
-      const lastSuccess = poller.state.lastSuccessAt?.getTime();
-      const window = 3 * job.intervalMs;
-      const polling = lastSuccess !== undefined ? Date.now() - lastSuccess <= window : Date.now() - startedAt <= window;
+      const polling = sourceHealth(poller.state, job.intervalMs);
+      /** @type {Record<string, unknown>} */
+      const sources = { [source.name]: polling.body };
+      // A failing router-log source shows here but does not fail the check: restarting the
+      // collector would not mend a search server, and would lose the poll buffer.
+      if (routerLogs) sources[routerLogs.job.name] = sourceHealth(routerLogs.job.state, routerLogs.schedule.intervalMs).body;
+      const healthy = reachable && polling.ok;
       return {
-        healthy: reachable && polling,
+        healthy,
         body: {
-          status: reachable && polling ? 'ok' : 'failing',
-          sources: {
-            [source.name]: {
-              status: polling ? 'ok' : 'failing',
-              lastSuccessAt: poller.state.lastSuccessAt?.toISOString() ?? null,
-              lastError: poller.state.lastError ?? null,
-              polls: poller.state.polls,
-              failures: poller.state.failures,
-              skipped: poller.state.skipped,
-            },
-          },
+          status: healthy ? 'ok' : 'failing',
+          sources,
           database: {
             status: reachable ? 'ok' : 'unreachable',
             source: database.source,
@@ -91,7 +107,7 @@ export async function startCollector(config, { log }) {
       stopping ??= (async () => {
         const deadline = Date.now() + SHUTDOWN_BUDGET_MS - 1000;
         const grace = setTimeout(() => abort.abort(new Error('shutting down')), POLL_GRACE_MS);
-        await job.stop();
+        await Promise.all([job.stop(), routerLogs?.schedule.stop()]);
         clearTimeout(grace);
         abort.abort(new Error('shutting down'));
         server.close();
@@ -101,12 +117,33 @@ export async function startCollector(config, { log }) {
         }
         if (postgres.pending > 0) log.error({ lost: postgres.pending }, 'collect: records not written at shutdown');
         await source.close?.();
+        await routerLogs?.source.close();
         await database.close();
         log.info('collect: stopped');
       })();
       return stopping;
     },
   };
+}
+
+/**
+ * The incremental router-log ingest on INGEST_SCHEDULE, once the schema is in place.
+ * @param {import('./config.js').Config} config
+ * @param {{ log: import('pino').Logger, prometheus: import('../exporters/prometheus.js').PrometheusSink, pool: import('pg').Pool, schemaReady: Promise<boolean>, signal: AbortSignal }} deps
+ */
+function startRouterLogIngest(config, { log, prometheus, pool, schemaReady, signal }) {
+  const source = createRouterLogSource(config, { log });
+  const job = createJob({
+    name: source.name, metrics: prometheus.self, log, signal,
+    work: async (ctx) => {
+      if (!(await schemaReady)) return { records: 0 };
+      const result = await ingestIncrement(source, { now: ctx.now, delayMs: config.ingestDelayMs, lookbackMs: config.ingestLookbackMs, signal: ctx.signal },
+        { pool, metrics: prometheus, warn: ctx.warn });
+      prometheus.setIngestLag((Date.now() - Date.parse(/** @type {string} */ (result.to))) / 1000);
+      return result;
+    },
+  });
+  return { source, job, schedule: schedule(job, config.ingestSchedule) };
 }
 
 /**

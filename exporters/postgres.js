@@ -26,6 +26,20 @@ export const INSTANCE_SAMPLES = {
   ],
 };
 
+/** @type {TableSpec} */
+export const ROUTER_REQUESTS = {
+  table: 'router_requests',
+  key: ['received_at', 'vcap_request_id', 'app_guid'],
+  columns: [
+    ['received_at', (r) => r.receivedAt], ['app_guid', (r) => r.appGuid ?? ''], ['app_name', (r) => r.appName],
+    ['app_index', (r) => r.appIndex], ['instance_id', (r) => r.instanceId], ['method', (r) => r.method], ['path', (r) => r.path],
+    ['status', (r) => r.status], ['response_time_ms', (r) => r.responseTimeMs], ['gorouter_time_ms', (r) => r.gorouterTimeMs],
+    ['response_time_resolution_ms', (r) => r.responseTimeResolutionMs],
+    ['bytes_received', (r) => r.bytesReceived], ['bytes_sent', (r) => r.bytesSent], ['vcap_request_id', (r) => r.vcapRequestId ?? ''],
+    ['correlation_id', (r) => r.correlationId], ['router_error', (r) => r.routerError], ['trace_id', (r) => r.traceId],
+  ],
+};
+
 /** Which table a source's records go to. */
 const TABLE_OF_SOURCE = /** @type {Record<string, TableSpec>} */ ({ 'cloud-controller': INSTANCE_SAMPLES });
 const BATCH_ROWS = 5000;
@@ -40,6 +54,74 @@ export function copyValue(value) {
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '\\N';
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
   return text.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+}
+
+/** One COPY line of a record. @param {TableSpec} spec @param {unknown} record */
+export function copyLine(spec, record) {
+  return `${spec.columns.map(([, toValue]) => copyValue(toValue(record))).join('\t')}\n`;
+}
+
+/**
+ * COPY `lines` into a staging table, then insert the rows not already present. Runs inside the
+ * caller's transaction.
+ * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string>} lines
+ * @param {string[]} [returning] columns of the rows actually inserted, to return
+ * @returns {Promise<any[]>}
+ */
+export async function copyInsert(client, spec, lines, returning) {
+  const staging = `paasmon_staging_${spec.table}`;
+  const columns = spec.columns.map(([c]) => c).join(', ');
+  await client.query(`CREATE TEMP TABLE IF NOT EXISTS ${staging} (LIKE ${spec.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`);
+  await pipeline(Readable.from(lines), client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN`)));
+  // DISTINCT ON: one staging batch may itself hold a row twice (a re-read page boundary).
+  const result = await client.query(`INSERT INTO ${spec.table} (${columns}) SELECT DISTINCT ON (${spec.key.join(', ')}) ${columns} FROM ${staging}
+    ON CONFLICT (${spec.key.join(', ')}) DO NOTHING${returning ? ` RETURNING ${returning.join(', ')}` : ''}`);
+  return result.rows;
+}
+
+/**
+ * Runs `work` in a transaction; on error the connection is discarded (it may be mid-COPY).
+ * @template T @param {import('pg').Pool} pool @param {(client: import('pg').PoolClient) => Promise<T>} work @returns {Promise<T>}
+ */
+export async function inTransaction(pool, work) {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    client.release();
+    return result;
+  } catch (err) {
+    client.release(/** @type {Error} */ (err));
+    throw err;
+  }
+}
+
+/**
+ * Router requests of one page and, in the same transaction, the reader's checkpoint: the
+ * checkpoint never moves past rows that are not committed.
+ * @param {import('pg').Pool} pool
+ * @param {import('../collector/sources/router-logs/gorouter.js').RouterRequest[]} records
+ * @param {{ source: string, position: string }} [checkpoint]
+ * @returns {Promise<Array<{ app_name: string | null, status: number | null, response_time_ms: number | null }>>} the rows inserted now
+ */
+export function writeRouterRequests(pool, records, checkpoint) {
+  return inTransaction(pool, async (client) => {
+    const inserted = records.length
+      ? await copyInsert(client, ROUTER_REQUESTS, records.map((r) => copyLine(ROUTER_REQUESTS, r)), ['app_name', 'status', 'response_time_ms'])
+      : [];
+    if (checkpoint) {
+      await client.query(`INSERT INTO ingest_checkpoints (source, position, updated_at) VALUES ($1, $2, now())
+        ON CONFLICT (source) DO UPDATE SET position = EXCLUDED.position, updated_at = now()`, [checkpoint.source, checkpoint.position]);
+    }
+    return inserted;
+  });
+}
+
+/** @param {import('pg').Pool} pool @param {string} source @returns {Promise<string | undefined>} */
+export async function readCheckpoint(pool, source) {
+  const { rows } = await pool.query('SELECT position FROM ingest_checkpoints WHERE source = $1', [source]);
+  return rows[0]?.position;
 }
 
 /**
@@ -65,22 +147,7 @@ export function createPostgresSink({ pool, log, maxBuffered, backoff = DEFAULT_B
 
   /** @param {TableSpec} spec @param {string[]} lines */
   async function writeBatch(spec, lines) {
-    const staging = `paasmon_staging_${spec.table}`;
-    const columns = spec.columns.map(([c]) => c).join(', ');
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(`CREATE TEMP TABLE IF NOT EXISTS ${staging} (LIKE ${spec.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`);
-      const copy = client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN`));
-      await pipeline(Readable.from(lines), copy);
-      await client.query(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM ${staging} ON CONFLICT (${spec.key.join(', ')}) DO NOTHING`);
-      await client.query('COMMIT');
-      client.release();
-    } catch (err) {
-      // Discard the connection: it may be mid-COPY or broken. The server rolls the transaction back.
-      client.release(/** @type {Error} */ (err));
-      throw err;
-    }
+    await inTransaction(pool, (client) => copyInsert(client, spec, lines));
   }
 
   async function flushNow() {
@@ -128,7 +195,7 @@ export function createPostgresSink({ pool, log, maxBuffered, backoff = DEFAULT_B
       const spec = TABLE_OF_SOURCE[meta.source];
       if (!spec) throw new Error(`postgres sink: no table for source ${meta.source}`);
       for (const record of records) {
-        buffer.push({ spec, line: `${spec.columns.map(([, toValue]) => copyValue(toValue(record))).join('\t')}\n` });
+        buffer.push({ spec, line: copyLine(spec, record) });
       }
       const overflow = buffer.length - maxBuffered;
       if (overflow > 0) {

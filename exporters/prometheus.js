@@ -43,6 +43,15 @@ export function createPrometheusSink(options = {}) {
     dbDropped: new client.Counter({ name: 'paasmon_db_dropped_records_total', help: 'Records dropped because the PostgreSQL buffer was full during an outage.', registers: [registry] }),
   };
 
+  const router = {
+    responseTime: new client.Histogram({
+      name: 'paasmon_router_response_time_seconds', help: 'Router response time (gorouter response_time) of ingested requests, seconds.',
+      labelNames: ['app', 'status_class'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry],
+    }),
+    requests: new client.Counter({ name: 'paasmon_router_requests_total', help: 'Router requests ingested (each counted once, however often its window is read).', labelNames: ['app', 'status_class'], registers: [registry] }),
+    lag: new client.Gauge({ name: 'paasmon_router_ingest_lag_seconds', help: 'How far the router-log checkpoint is behind now, seconds.', registers: [registry] }),
+  };
+
   /** @param {import('../collector/types.js').InstanceSample} s */
   const labelsOf = (s) => ({ app: s.appName, app_guid: s.appGuid, process_type: s.processType, instance_index: String(s.instanceIndex) });
 
@@ -73,6 +82,19 @@ export function createPrometheusSink(options = {}) {
         up.set(labels, sample.state === 'RUNNING' ? 1 : 0);
       }
     },
+    /**
+     * Requests newly stored (the rows an insert returned), so re-reading a window counts nothing twice.
+     * @param {Array<{ app_name: string | null, status: number | null, response_time_ms: number | null }>} rows
+     */
+    observeRouterRequests(rows) {
+      for (const row of rows) {
+        const labels = { app: row.app_name ?? '', status_class: row.status === null ? 'none' : `${Math.floor(row.status / 100)}xx` };
+        router.requests.inc(labels);
+        if (row.response_time_ms !== null) router.responseTime.observe(labels, row.response_time_ms / 1000);
+      }
+    },
+    /** @param {number} seconds */
+    setIngestLag(seconds) { router.lag.set(seconds); },
     async flush() {},
     async close() {},
   };

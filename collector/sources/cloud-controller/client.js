@@ -1,6 +1,6 @@
 // Cloud Controller API client: discovery, UAA auth, paging, bounded concurrency.
 import pLimit from 'p-limit';
-import { HttpError, createHttp, pathOf } from './http.js';
+import { HttpError, createHttp, pathOf } from '../../http-client.js';
 import { errorTitle } from './parse.js';
 import { createTokenProvider } from './uaa.js';
 
@@ -24,9 +24,10 @@ export function createCloudControllerClient(cf, deps = {}) {
     timeoutMs: cf.timeoutMs,
     skipSslValidation: cf.skipSslValidation,
     backoff: deps.backoff,
+    errorTitle,
     onRetry: (e) => log?.warn({ reason: e.reason, attempt: e.attempt, delayMs: e.delayMs, url: e.url }, 'cloud-controller: retrying request'),
   });
-  const send = (/** @type {import('./http.js').HttpRequest} */ request) => { requests += 1; return http.send(request); };
+  const send = (/** @type {import('../../http-client.js').HttpRequest} */ request) => { requests += 1; return http.send(request); };
   const limit = pLimit(cf.concurrency);
   /** @type {Promise<Discovery & { tokens: ReturnType<typeof createTokenProvider> }> | undefined} */
   let discovered;
@@ -61,7 +62,7 @@ export function createCloudControllerClient(cf, deps = {}) {
   /**
    * GET with a bearer token; a 401 CF-InvalidAuthToken refreshes the token once and retries.
    * @param {string} pathOrUrl @param {AbortSignal} [signal]
-   * @returns {Promise<import('./http.js').HttpResponse>}
+   * @returns {Promise<import('../../http-client.js').HttpResponse>}
    */
   function get(pathOrUrl, signal) {
     return limit(async () => {

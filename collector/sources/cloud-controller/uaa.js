@@ -1,6 +1,6 @@
 // UAA tokens the way the cf CLI gets them: password grant with client `cf` (empty secret), or
 // client credentials; refreshed when under a minute remains and once after a 401 InvalidAuthToken.
-import { HttpError } from './http.js';
+import { HttpError } from '../../http-client.js';
 
 const CF_CLIENT_BASIC = `Basic ${Buffer.from('cf:').toString('base64')}`;
 const REFRESH_MARGIN_MS = 60_000;
@@ -24,7 +24,7 @@ export function jwtExpiry(token) {
  * @param {object} options
  * @param {string} options.tokenUrl
  * @param {{ username?: string, password?: string, clientId?: string, clientSecret?: string }} options.credentials
- * @param {(req: import('./http.js').HttpRequest) => Promise<import('./http.js').HttpResponse>} options.send
+ * @param {(req: import('../../http-client.js').HttpRequest) => Promise<import('../../http-client.js').HttpResponse>} options.send
  * @param {() => number} [options.now]
  */
 export function createTokenProvider({ tokenUrl, credentials, send, now = Date.now }) {

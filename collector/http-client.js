@@ -1,11 +1,10 @@
-// One axios instance and one retry loop for the Cloud Controller and UAA.
+// One axios instance and one retry loop per remote service (Cloud Controller, UAA, search).
 import http from 'node:http';
 import https from 'node:https';
 import axios from 'axios';
-import { DEFAULT_BACKOFF, backoffDelay, rateLimitDelay, sleep } from '../../retry.js';
-import { errorTitle } from './parse.js';
+import { DEFAULT_BACKOFF, backoffDelay, rateLimitDelay, sleep } from './retry.js';
 
-/** An answer the Cloud Controller or UAA gave that retrying will not change (or retries ran out). */
+/** An answer a remote service gave that retrying will not change (or retries ran out). */
 export class HttpError extends Error {
   /**
    * @param {string} message
@@ -27,7 +26,9 @@ const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONN
  * @typedef {object} HttpOptions
  * @property {number} timeoutMs
  * @property {boolean} skipSslValidation
- * @property {import('../../retry.js').BackoffOptions} [backoff]
+ * @property {import('./retry.js').BackoffOptions} [backoff]
+ * @property {(body: unknown) => string | undefined} [errorTitle] the error's name in a body, e.g. "CF-StatsUnavailable"
+ * @property {Record<string, string>} [headers] sent with every request (e.g. credentials)
  * @property {number} [maxRateLimitWaitMs] longest single wait a 429 may ask for
  * @property {(event: { reason: string, attempt: number, delayMs: number, url: string }) => void} [onRetry]
  *
@@ -50,7 +51,9 @@ export function createHttp(options) {
     responseType: 'text',
     transformResponse: [(data) => data],
     maxRedirects: 0,
+    headers: options.headers,
   });
+  const titleOf = options.errorTitle ?? (() => undefined);
 
   /**
    * Sends a request, retrying network errors, 5xx and 429. Any other status is returned.
@@ -68,7 +71,7 @@ export function createHttp(options) {
         const data = parseBody(response.data);
         const status = response.status;
         if (status < 500 && status !== 429) return { status, headers: response.headers, data };
-        const title = errorTitle(data);
+        const title = titleOf(data);
         const reason = status === 429 ? 'rate_limited' : title === 'CF-StatsUnavailable' ? 'stats_unavailable' : `http_${status}`;
         const delayMs = status === 429 ? rateLimitDelay(response.headers, Date.now()) : undefined;
         failure = {

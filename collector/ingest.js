@@ -1,0 +1,125 @@
+// Router-log ingest: a window (or the next increment after the checkpoint) from the search store,
+// or gorouter lines from a file or stdin, into PostgreSQL. Pages are committed one by one, each
+// with the checkpoint in the same transaction; re-reading a window adds nothing.
+import fs from 'node:fs';
+import readline from 'node:readline';
+import { headerLogField } from './sources/router-logs/correlation.js';
+import { parseGorouterLine } from './sources/router-logs/gorouter.js';
+import { readCheckpoint, writeRouterRequests } from '../exporters/postgres.js';
+
+/**
+ * @typedef {object} IngestResult
+ * @property {number} records records read and well-formed
+ * @property {number} inserted rows new in PostgreSQL
+ * @property {Map<string, number>} skipped by reason
+ * @property {number} [documents] documents the window held (search only)
+ * @property {string} [from]
+ * @property {string} [to]
+ *
+ * @typedef {object} IngestDeps
+ * @property {import('pg').Pool} pool
+ * @property {{ observeRouterRequests: (rows: any[]) => void }} [metrics]
+ * @property {(reason: string, detail: string) => void} [warn] counts a skipped record
+ */
+
+/** @param {Map<string, number>} into @param {Map<string, number>} from */
+function addCounts(into, from) {
+  for (const [reason, n] of from) into.set(reason, (into.get(reason) ?? 0) + n);
+}
+
+/** Retries of a window whose point in time expired; each resumes from the last committed page. */
+const PIT_REOPENS = 3;
+
+/**
+ * Reads [from, to) and stores it. With `checkpoint`, the position moves after every committed
+ * page and lands on `to` at the end.
+ * @param {import('./sources/router-logs/index.js').RouterLogSource} source
+ * @param {{ from: string, to: string, checkpoint?: string, signal?: AbortSignal }} window
+ * @param {IngestDeps} deps
+ * @returns {Promise<IngestResult>}
+ */
+export async function ingestWindow(source, window, deps) {
+  /** @type {IngestResult} */
+  const result = { records: 0, inserted: 0, skipped: new Map(), documents: 0, from: window.from, to: window.to };
+  let position = window.from;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      for await (const page of source.readWindow({ from: position, to: window.to, signal: window.signal })) {
+        const checkpoint = window.checkpoint ? { source: window.checkpoint, position: page.lastTimestamp } : undefined;
+        const inserted = await writeRouterRequests(deps.pool, page.records, checkpoint);
+        deps.metrics?.observeRouterRequests(inserted);
+        result.records += page.records.length;
+        result.inserted += inserted.length;
+        result.documents = (result.documents ?? 0) + page.documents;
+        addCounts(result.skipped, page.skipped);
+        for (const [reason, n] of page.skipped) deps.warn?.(reason, `${n} router-log documents skipped: ${reason}`);
+        position = page.lastTimestamp;
+      }
+      break;
+    } catch (err) {
+      if (/** @type {any} */ (err)?.reason !== 'pit_expired' || attempt >= PIT_REOPENS) throw err;
+      deps.warn?.('pit_expired', `point in time expired; reading again from ${position}`);
+    }
+  }
+  if (window.checkpoint) await writeRouterRequests(deps.pool, [], { source: window.checkpoint, position: window.to });
+  return result;
+}
+
+/**
+ * The next increment: from the checkpoint (or now - delay - lookback) to now - delay.
+ * @param {import('./sources/router-logs/index.js').RouterLogSource} source
+ * @param {{ now: Date, delayMs: number, lookbackMs: number, signal?: AbortSignal }} options
+ * @param {IngestDeps} deps
+ */
+export async function ingestIncrement(source, options, deps) {
+  const to = new Date(options.now.getTime() - options.delayMs).toISOString();
+  const from = await readCheckpoint(deps.pool, source.checkpointKey)
+    ?? new Date(options.now.getTime() - options.delayMs - options.lookbackMs).toISOString();
+  if (from >= to) return { records: 0, inserted: 0, skipped: new Map(), documents: 0, from, to };
+  return ingestWindow(source, { from, to, checkpoint: source.checkpointKey, signal: options.signal }, deps);
+}
+
+/**
+ * Gorouter lines, or `cf logs APP --recent` output, from a file or stdin, streamed in batches
+ * (constant memory whatever the size).
+ * @param {NodeJS.ReadableStream} input
+ * @param {{ appName?: string, correlationHeader: string, batchSize?: number }} options
+ * @param {IngestDeps} deps
+ * @returns {Promise<IngestResult>}
+ */
+export async function ingestLines(input, options, deps) {
+  const correlationField = headerLogField(options.correlationHeader);
+  const batchSize = options.batchSize ?? 5000;
+  /** @type {IngestResult} */
+  const result = { records: 0, inserted: 0, skipped: new Map() };
+  /** @type {import('./sources/router-logs/gorouter.js').RouterRequest[]} */
+  let batch = [];
+  const flush = async () => {
+    if (!batch.length) return;
+    const inserted = await writeRouterRequests(deps.pool, batch);
+    deps.metrics?.observeRouterRequests(inserted);
+    result.inserted += inserted.length;
+    batch = [];
+  };
+  for await (const line of readline.createInterface({ input, crlfDelay: Infinity })) {
+    if (line.trim() === '') continue;
+    const parsed = parseGorouterLine(line, { correlationField });
+    if (!parsed.ok) {
+      // Other log sources in `cf logs` output are expected, not errors.
+      result.skipped.set(parsed.reason, (result.skipped.get(parsed.reason) ?? 0) + 1);
+      continue;
+    }
+    if (options.appName) parsed.record.appName = options.appName;
+    batch.push(parsed.record);
+    result.records += 1;
+    if (batch.length >= batchSize) await flush();
+  }
+  await flush();
+  for (const [reason, n] of result.skipped) if (reason !== 'not_rtr') deps.warn?.(reason, `${n} lines skipped: ${reason}`);
+  return result;
+}
+
+/** @param {string} path a file, or - for stdin */
+export function openLines(path) {
+  return path === '-' ? process.stdin : fs.createReadStream(path);
+}

@@ -1,0 +1,56 @@
+// Correlation ids: the load generator sends one 128-bit id per request in several headers; the
+// router log keeps some of them. All are brought to lower-case UUID form before matching.
+
+const HEX32 = /^[0-9a-f]{32}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
+
+/**
+ * The 32-hex trace id of a B3 trace id, a `b3` single header or a W3C traceparent; null otherwise.
+ * @param {string | undefined} value
+ */
+export function normalizeTraceId(value) {
+  if (!value) return null;
+  const v = value.trim().toLowerCase();
+  const traceparent = TRACEPARENT.exec(v);
+  if (traceparent) return traceparent[1];
+  const first = v.split('-')[0];
+  if (HEX32.test(first)) return first;
+  return null;
+}
+
+/**
+ * Lower-case UUID form: `b8fb3d83ae6a43ca5b91591aadde8c06` and `B8FB3D83-AE6A-...` both become
+ * `b8fb3d83-ae6a-43ca-5b91-591aadde8c06`; a traceparent yields its trace id; any other value is
+ * kept, trimmed and lower-cased (it can still match an id sent in the same form).
+ * @param {string | undefined | null} value
+ */
+export function normalizeId(value) {
+  if (value === undefined || value === null) return null;
+  const v = value.trim().toLowerCase();
+  if (v === '' || v === '-') return null;
+  if (UUID.test(v)) return v;
+  const hex = HEX32.test(v) ? v : TRACEPARENT.exec(v)?.[1];
+  if (hex) return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return v;
+}
+
+/** The log field gorouter uses for an extra header: lower-cased, `-` as `_` (X-Correlation-Id -> x_correlation_id). @param {string} header */
+export function headerLogField(header) {
+  return header.trim().toLowerCase().replace(/-/g, '_');
+}
+
+/**
+ * The request's correlation id, from (in order) the configured extra-header field,
+ * vcap_request_id, x_b3_traceid, traceparent.
+ * @param {(field: string) => string | undefined} get a field of the log record, undefined when absent or "-"
+ * @param {string} [correlationField]
+ */
+export function correlationIdOf(get, correlationField) {
+  for (const field of [correlationField, 'vcap_request_id', 'x_b3_traceid', 'traceparent']) {
+    if (!field) continue;
+    const id = normalizeId(get(field));
+    if (id) return id;
+  }
+  return null;
+}

@@ -1,0 +1,194 @@
+// Pure parser of gorouter access-log lines (RTR). Never throws: it returns a record or a reason.
+import { correlationIdOf, normalizeTraceId } from './correlation.js';
+
+/**
+ * @typedef {object} RouterRequest
+ * @property {string} receivedAt UTC, RFC 3339 with microseconds (what PostgreSQL keeps)
+ * @property {string | null} appGuid
+ * @property {string | null} appName
+ * @property {number | null} appIndex
+ * @property {string | null} instanceId
+ * @property {string | null} method
+ * @property {string | null} path
+ * @property {number | null} status
+ * @property {number | null} responseTimeMs
+ * @property {number | null} gorouterTimeMs
+ * @property {number | null} responseTimeResolutionMs null when exact; 1 when the store kept whole milliseconds only
+ * @property {number | null} bytesReceived
+ * @property {number | null} bytesSent
+ * @property {string | null} vcapRequestId
+ * @property {string | null} correlationId lower-case UUID form when the id allows it
+ * @property {string | null} routerError
+ * @property {string | null} traceId 32 lower-case hex
+ *
+ * @typedef {{ ok: true, record: RouterRequest } | { ok: false, reason: string }} ParseResult
+ */
+
+/** `cf logs` prefix: `<ts> [RTR/<router index>] OUT `. Other sources ([APP/...], [API/...]) are not router lines. */
+const CF_LOGS_PREFIX = /^\s*(\S+)\s+\[([A-Z]+)(?:\/[^\]]*)?\]\s+(?:OUT|ERR)\s/;
+const HEAD = /^(\S+) - \[([^\]]*)\] "((?:[^"\\]|\\.)*)" (\S+) (\S+) (\S+)(?: |$)/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/i;
+const GOROUTER_LEGACY_TIME = /^(\d{2})\/(\d{2})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\s*([+-]\d{2}:?\d{2}|Z)$/i;
+const KEY = /^[A-Za-z_][A-Za-z0-9_-]*:/;
+
+/**
+ * Either timestamp form gorouter writes -> UTC RFC 3339 with microseconds, or null.
+ * @param {string} text
+ */
+export function parseRouterTimestamp(text) {
+  let parts = RFC3339.exec(text.trim());
+  /** @type {[number, number, number, number, number, number, string, string]} */
+  let fields;
+  if (parts) {
+    fields = [Number(parts[1]), Number(parts[2]), Number(parts[3]), Number(parts[4]), Number(parts[5]), Number(parts[6]), parts[7] ?? '', parts[8]];
+  } else {
+    parts = GOROUTER_LEGACY_TIME.exec(text.trim());
+    if (!parts) return null;
+    fields = [Number(parts[3]), Number(parts[2]), Number(parts[1]), Number(parts[4]), Number(parts[5]), Number(parts[6]), parts[7] ?? '', parts[8]];
+  }
+  const [year, month, day, hour, minute, second, fraction, zone] = fields;
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return null;
+  const utcMs = Date.UTC(year, month - 1, day, hour, minute, second);
+  const check = new Date(utcMs);
+  if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return null;
+  let offsetMinutes = 0;
+  if (zone.toUpperCase() !== 'Z') {
+    const digits = zone.replace(':', '');
+    offsetMinutes = (digits[0] === '-' ? -1 : 1) * (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5)));
+  }
+  const instant = new Date(utcMs - offsetMinutes * 60_000);
+  if (Number.isNaN(instant.getTime())) return null;
+  const micros = fraction.padEnd(6, '0').slice(0, 6);
+  return `${instant.toISOString().slice(0, 19)}.${micros}Z`;
+}
+
+/**
+ * Splits what follows the user agent: positional tokens (addresses) and `key:value` pairs, quoted
+ * or not. A quote left open (a truncated line) ends the scan.
+ * @param {string} tail
+ */
+export function scanFields(tail) {
+  /** @type {string[]} */
+  const positional = [];
+  /** @type {Map<string, string>} */
+  const fields = new Map();
+  let truncated = false;
+  let i = 0;
+  const n = tail.length;
+  const readValue = () => {
+    if (tail[i] === '"') {
+      let out = '';
+      i += 1;
+      while (i < n && tail[i] !== '"') {
+        if (tail[i] === '\\' && i + 1 < n) i += 1;
+        out += tail[i];
+        i += 1;
+      }
+      if (i >= n) { truncated = true; return null; }
+      i += 1;
+      return out;
+    }
+    const start = i;
+    while (i < n && tail[i] !== ' ') i += 1;
+    return tail.slice(start, i);
+  };
+  while (i < n) {
+    while (i < n && tail[i] === ' ') i += 1;
+    if (i >= n) break;
+    const key = KEY.exec(tail.slice(i, i + 80));
+    if (key) {
+      i += key[0].length;
+      const value = readValue();
+      if (value === null) break;
+      fields.set(key[0].slice(0, -1).toLowerCase(), value);
+    } else {
+      const value = readValue();
+      if (value === null) break;
+      positional.push(value);
+    }
+  }
+  return { positional, fields, truncated };
+}
+
+/** `"-"`, empty or absent -> null. @param {string | undefined} value */
+const present = (value) => (value === undefined || value === '-' || value === '' ? null : value);
+
+/** A non-negative integer or null; undefined when present but malformed. @param {string | undefined} value */
+function wholeNumber(value) {
+  const v = present(value);
+  if (v === null) return null;
+  return /^\d{1,15}$/.test(v) ? Number(v) : undefined;
+}
+
+/** Seconds (as gorouter writes them) -> milliseconds; null when absent, undefined when malformed or negative. @param {string | undefined} value */
+export function secondsToMs(value) {
+  const v = present(value);
+  if (v === null) return null;
+  if (!/^\d+(\.\d+)?(e[+-]?\d+)?$/i.test(v)) return undefined;
+  // Shift the decimal point in the text: 0.025501 s is 25.501 ms exactly, not 25.500999999999998.
+  const [whole, fraction = ''] = v.toLowerCase().includes('e') ? [String(Number(v) * 1000), ''] : v.split('.');
+  const ms = v.toLowerCase().includes('e') ? Number(whole)
+    : Number(`${whole}${fraction.padEnd(3, '0').slice(0, 3)}.${fraction.slice(3) || '0'}`);
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
+
+/**
+ * @param {string} line a gorouter access-log line, optionally with the `cf logs` prefix
+ * @param {{ correlationField?: string }} [options] the extra-header field holding the load generator's id (e.g. x_correlation_id)
+ * @returns {ParseResult}
+ */
+export function parseGorouterLine(line, options = {}) {
+  if (typeof line !== 'string') return { ok: false, reason: 'not_text' };
+  let text = line.replace(/\r?\n$/, '');
+  const prefix = CF_LOGS_PREFIX.exec(text);
+  if (prefix) {
+    if (prefix[2] !== 'RTR') return { ok: false, reason: 'not_rtr' };
+    text = text.slice(prefix[0].length);
+  }
+  text = text.trim();
+  if (text === '') return { ok: false, reason: 'empty' };
+  const head = HEAD.exec(text);
+  if (!head) return { ok: false, reason: /^\S+ - \[/.test(text) ? 'truncated' : 'not_gorouter' };
+  const receivedAt = parseRouterTimestamp(head[2]);
+  if (!receivedAt) return { ok: false, reason: 'bad_timestamp' };
+  const status = wholeNumber(head[4]);
+  const bytesReceived = wholeNumber(head[5]);
+  const bytesSent = wholeNumber(head[6]);
+  if (status === undefined || (status !== null && (status < 100 || status > 599))) return { ok: false, reason: 'bad_status' };
+  if (bytesReceived === undefined || bytesSent === undefined) return { ok: false, reason: 'bad_bytes' };
+
+  // Referer and user agent are quoted; they may be missing from a truncated line.
+  const rest = text.slice(head[0].length);
+  const { fields } = scanFields(rest);
+  const responseTimeMs = secondsToMs(fields.get('response_time'));
+  const gorouterTimeMs = secondsToMs(fields.get('gorouter_time'));
+  if (responseTimeMs === undefined || gorouterTimeMs === undefined) return { ok: false, reason: 'bad_duration' };
+  const appIndex = wholeNumber(fields.get('app_index'));
+
+  const request = head[3].split(' ');
+  const method = request.length >= 2 && /^[A-Z]+$/.test(request[0]) ? request[0] : null;
+  const path = method ? request.slice(1, request.length >= 3 ? -1 : undefined).join(' ') : null;
+  const vcapRequestId = present(fields.get('vcap_request_id'))?.toLowerCase() ?? null;
+  return {
+    ok: true,
+    record: {
+      receivedAt,
+      appGuid: present(fields.get('app_id'))?.toLowerCase() ?? null,
+      appName: null,
+      appIndex: appIndex ?? null,
+      instanceId: present(fields.get('instance_id')),
+      method,
+      path,
+      status,
+      responseTimeMs,
+      gorouterTimeMs,
+      responseTimeResolutionMs: null,
+      bytesReceived,
+      bytesSent,
+      vcapRequestId,
+      correlationId: correlationIdOf((name) => present(fields.get(name)) ?? undefined, options.correlationField),
+      routerError: present(fields.get('x_cf_routererror')),
+      traceId: normalizeTraceId(present(fields.get('x_b3_traceid')) ?? present(fields.get('traceparent')) ?? present(fields.get('b3')) ?? undefined),
+    },
+  };
+}

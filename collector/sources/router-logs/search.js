@@ -1,0 +1,161 @@
+// Elasticsearch / OpenSearch reader: every document of a time window, in timestamp order, with
+// search_after over a point in time (scroll where there is none), proving it read what the window holds.
+import { HttpError, createHttp } from '../../http-client.js';
+
+/**
+ * @typedef {object} ServerInfo
+ * @property {'opensearch' | 'elasticsearch'} flavor
+ * @property {string} version
+ * @property {'opensearch' | 'elasticsearch' | null} pit which point-in-time API the server has
+ *
+ * @typedef {object} Page
+ * @property {Array<{ _source: any, sort?: unknown[] }>} hits
+ * @property {number} total documents the window holds (track_total_hits)
+ */
+
+/** @param {unknown} body */
+function searchErrorTitle(body) {
+  const error = /** @type {any} */ (body)?.error;
+  if (!error || typeof error !== 'object') return undefined;
+  const inner = error.root_cause?.[0]?.type ?? error.caused_by?.type;
+  return inner ?? error.type;
+}
+
+/** @param {string} a @param {string} b major.minor comparison */
+function atLeast(a, b) {
+  const [am, an] = a.split('.').map(Number);
+  const [bm, bn] = b.split('.').map(Number);
+  return am > bm || (am === bm && an >= bn);
+}
+
+/**
+ * @param {import('../../config.js').Config['search'] & { url: string }} search
+ * @param {{ log?: import('pino').Logger, backoff?: import('../../retry.js').BackoffOptions, timeoutMs?: number, pageSize?: number }} [deps]
+ */
+export function createSearchClient(search, deps = {}) {
+  /** @type {Record<string, string>} */
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
+  if (search.apiKey) headers.Authorization = `ApiKey ${search.apiKey}`;
+  else if (search.username) headers.Authorization = `Basic ${Buffer.from(`${search.username}:${search.password ?? ''}`).toString('base64')}`;
+  const http = createHttp({
+    timeoutMs: deps.timeoutMs ?? 60_000,
+    skipSslValidation: false,
+    backoff: deps.backoff,
+    headers,
+    errorTitle: searchErrorTitle,
+    onRetry: (e) => deps.log?.warn({ reason: e.reason, attempt: e.attempt, delayMs: e.delayMs, url: e.url }, 'search: retrying request'),
+  });
+  const pageSize = deps.pageSize ?? 5000;
+  /** @type {Promise<ServerInfo> | undefined} */
+  let info;
+
+  /**
+   * @param {string} method @param {string} path @param {unknown} [body] @param {AbortSignal} [signal]
+   * @returns {Promise<any>}
+   */
+  async function call(method, path, body, signal) {
+    const response = await http.send({ method, url: `${search.url}${path}`, data: body === undefined ? undefined : JSON.stringify(body), signal });
+    if (response.status >= 200 && response.status < 300) return response.data;
+    const title = searchErrorTitle(response.data);
+    const reason = response.status === 401 || response.status === 403 ? 'auth'
+      : title === 'index_not_found_exception' ? 'index_not_found'
+        : title === 'search_context_missing_exception' ? 'pit_expired' : `http_${response.status}`;
+    const detail = reason === 'index_not_found'
+      ? `no index matches SEARCH_INDEX=${search.index}`
+      : `${method} ${path.split('?')[0]} answered ${response.status}${title ? ` ${title}` : ''}`;
+    throw new HttpError(`search: ${detail}`, { status: response.status, title, reason });
+  }
+
+  /** @param {AbortSignal} [signal] @returns {Promise<ServerInfo>} */
+  async function detect(signal) {
+    const root = await call('GET', '/', undefined, signal);
+    const version = String(root?.version?.number ?? '0.0.0');
+    if (root?.version?.distribution === 'opensearch') {
+      return { flavor: 'opensearch', version, pit: atLeast(version, '2.4') ? 'opensearch' : null };
+    }
+    // The point-in-time API is part of X-Pack: the Apache-licensed 7.10 build has none.
+    let pit = null;
+    if (atLeast(version, '7.10')) {
+      const xpack = await http.send({ url: `${search.url}/_xpack`, signal });
+      if (xpack.status === 200) pit = /** @type {const} */ ('elasticsearch');
+    }
+    return { flavor: 'elasticsearch', version, pit };
+  }
+
+  /** @param {AbortSignal} [signal] */
+  function server(signal) {
+    info ??= detect(signal).catch((err) => { info = undefined; throw err; });
+    return info;
+  }
+
+  const indexPath = () => encodeURIComponent(search.index).replace(/%2C/g, ',').replace(/%2A/g, '*');
+
+  /**
+   * Every hit of `query`, sorted by `sortField` ascending, page by page. Throws when the number
+   * read differs from the number the window held when the read began.
+   * @param {{ query: object, sortField: string, sourceFields?: string[], signal?: AbortSignal }} request
+   * @returns {AsyncGenerator<Page>}
+   */
+  async function* readAll({ query, sortField, sourceFields, signal }) {
+    const { pit } = await server(signal);
+    let read = 0;
+    let total = -1;
+    const base = { size: pageSize, query, _source: sourceFields ?? true };
+    if (pit) {
+      const opened = pit === 'opensearch'
+        ? await call('POST', `/${indexPath()}/_search/point_in_time?keep_alive=2m&allow_no_indices=false`, undefined, signal)
+        : await call('POST', `/${indexPath()}/_pit?keep_alive=2m`, undefined, signal);
+      let pitId = /** @type {string} */ (opened.pit_id ?? opened.id);
+      try {
+        /** @type {unknown[] | undefined} */
+        let after;
+        for (;;) {
+          const body = await call('POST', '/_search', {
+            ...base,
+            sort: [{ [sortField]: { order: 'asc' } }, { _shard_doc: 'asc' }],
+            pit: { id: pitId, keep_alive: '2m' },
+            track_total_hits: total < 0,
+            ...(after ? { search_after: after } : {}),
+          }, signal);
+          pitId = body.pit_id ?? pitId; // always the newest id
+          if (total < 0) total = Number(body.hits?.total?.value ?? 0);
+          const hits = body.hits?.hits ?? [];
+          read += hits.length;
+          if (hits.length) yield { hits, total };
+          if (hits.length < pageSize) break;
+          after = hits[hits.length - 1].sort;
+        }
+      } finally {
+        const close = pit === 'opensearch'
+          ? call('DELETE', '/_search/point_in_time', { pit_id: [pitId] })
+          : call('DELETE', '/_pit', { id: pitId });
+        await close.catch((err) => deps.log?.debug({ err }, 'search: closing point in time'));
+      }
+    } else {
+      let body = await call('POST', `/${indexPath()}/_search?scroll=2m&allow_no_indices=false`, {
+        ...base, sort: [{ [sortField]: { order: 'asc' } }], track_total_hits: true,
+      }, signal);
+      let scrollId = body._scroll_id;
+      try {
+        total = Number(body.hits?.total?.value ?? body.hits?.total ?? 0);
+        for (;;) {
+          const hits = body.hits?.hits ?? [];
+          read += hits.length;
+          if (hits.length) yield { hits, total };
+          if (hits.length < pageSize) break;
+          body = await call('POST', '/_search/scroll', { scroll: '2m', scroll_id: scrollId }, signal);
+          scrollId = body._scroll_id ?? scrollId;
+        }
+      } finally {
+        await call('DELETE', '/_search/scroll', { scroll_id: scrollId }).catch((err) => deps.log?.debug({ err }, 'search: clearing scroll'));
+      }
+    }
+    if (read !== total) {
+      throw new HttpError(`search: read ${read} documents but the window held ${total}`, { reason: 'incomplete_read' });
+    }
+  }
+
+  return { server, readAll, close: http.close };
+}
+
+/** @typedef {ReturnType<typeof createSearchClient>} SearchClient */

@@ -1,0 +1,187 @@
+// Router logs from a real OpenSearch 3.x (point in time) and Elasticsearch 7.10.2 (scroll), both
+// started from Maven Central jars, into a real PostgreSQL.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { loadConfig } from '../../collector/config.js';
+import { ingestIncrement, ingestWindow } from '../../collector/ingest.js';
+import { createRouterLogSource } from '../../collector/sources/router-logs/index.js';
+import { migrate } from '../../exporters/database.js';
+import { startTestDatabase } from '../support/database.js';
+import { startFaultProxy } from '../support/fault-proxy.js';
+import { LOGSEARCH_TEMPLATE, emittedAt, expectedRow, logsearchDocument, makeRequests, rawDocument } from '../support/router-docs.js';
+import { startSearchNode } from '../support/search-node.js';
+
+const silent = pino({ level: 'silent' });
+const START = Date.parse('2026-11-20T22:00:00Z'); // spans three daily indices
+const SPAN = 28 * 3600 * 1000;
+const COUNT = 26_000;
+const PAGE = 2000;
+const FAST = { retries: 2, baseDelayMs: 20, maxDelayMs: 50 };
+
+/** @param {number} ms */
+const dayOf = (ms) => new Date(ms).toISOString().slice(0, 10).replace(/-/g, '.');
+
+for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
+  describe(`router logs from ${flavor}`, { timeout: 600_000 }, () => {
+    /** @type {Awaited<ReturnType<typeof startSearchNode>>} */
+    let search;
+    /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
+    let db;
+    const requests = makeRequests(COUNT, START, SPAN, flavor);
+    // Half logsearch documents, half raw gorouter lines, in daily indices by emit time.
+    const documents = requests.map((r, i) => ({ index: `logs-app-lab-perf-${dayOf(Date.parse(emittedAt(r)))}`, doc: i % 2 ? rawDocument(r) : logsearchDocument(r) }));
+    const malformed = [
+      { reason: 'bad_duration', doc: { ...logsearchDocument(requests[0]), rtr: { ...logsearchDocument(requests[0]).rtr, response_time_ms: -5, vcap_request_id: 'x1' } } },
+      { reason: 'not_gorouter', doc: { ...rawDocument(requests[1]), message: 'Exit status 137 (out of memory)' } },
+      { reason: 'truncated', doc: { ...rawDocument(requests[2]), message: 'shop.apps.example.com - [2026-11-21T01:00:00.000000000Z] "GET /tr' } },
+      { reason: 'unknown_format', doc: { '@timestamp': emittedAt(requests[3]), '@source': { type: 'RTR' }, '@cf': { app: 'shop' } } },
+    ];
+    const window = { from: new Date(START).toISOString(), to: new Date(START + SPAN + 3600_000).toISOString() };
+
+    /** @param {Record<string, string>} [env] @param {object} [deps] */
+    const sourceFor = (env = {}, deps = {}) => createRouterLogSource(
+      loadConfig({ SEARCH_URL: search.url, CF_APPS: 'shop,cart', ...env }), { log: silent, pageSize: PAGE, backoff: FAST, ...deps });
+
+    before(async () => {
+      [search, db] = await Promise.all([startSearchNode(flavor), startTestDatabase()]);
+      await migrate(db.pool, silent);
+      const template = flavor === 'opensearch'
+        ? await search.request('PUT', '/_index_template/logs-app', { index_patterns: LOGSEARCH_TEMPLATE.index_patterns, template: { settings: LOGSEARCH_TEMPLATE.settings, mappings: LOGSEARCH_TEMPLATE.mappings } })
+        : await search.request('PUT', '/_template/logs-app', LOGSEARCH_TEMPLATE);
+      assert.equal(template.status, 200, JSON.stringify(template.body));
+      /** @type {Map<string, unknown[]>} */
+      const byIndex = new Map();
+      for (const { index, doc } of [...documents, ...malformed.map((m) => ({ index: `logs-app-lab-perf-${dayOf(START + 3600_000)}`, doc: m.doc }))]) {
+        byIndex.set(index, [...(byIndex.get(index) ?? []), doc]);
+      }
+      // An app log line of the same app: not RTR, so never read.
+      byIndex.set('logs-app-lab-perf-2026.11.21', [...(byIndex.get('logs-app-lab-perf-2026.11.21') ?? []),
+        { '@timestamp': '2026-11-21T03:00:00.000Z', '@source': { type: 'APP' }, '@cf': { app: 'shop' }, message: 'hello from the app' }]);
+      for (const [index, docs] of byIndex) await search.bulk(index, docs);
+      assert.equal(byIndex.size, 3, 'several daily indices');
+    });
+    after(async () => { await search?.stop(); await db?.stop(); });
+
+    const rows = async () => (await db.query(`SELECT to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at,
+        app_name, app_guid, app_index, status, response_time_ms, gorouter_time_ms, correlation_id, vcap_request_id
+      FROM router_requests ORDER BY vcap_request_id`)).rows;
+    const expected = () => requests.map(expectedRow).sort((a, b) => a.vcap_request_id.localeCompare(b.vcap_request_id));
+
+    it('reads every well-formed document of the window exactly once, with the right values', async () => {
+      const source = sourceFor();
+      const { pit } = await source.client.server();
+      assert.equal(pit, flavor === 'opensearch' ? 'opensearch' : null, 'point in time on OpenSearch, scroll on Elasticsearch OSS');
+      /** @type {string[]} */
+      const warnings = [];
+      const result = await ingestWindow(source, window, { pool: db.pool, warn: (reason) => { warnings.push(reason); } });
+      assert.equal(result.documents, COUNT + malformed.length);
+      assert.equal(result.records, COUNT);
+      assert.equal(result.inserted, COUNT);
+      assert.deepEqual(Object.fromEntries(result.skipped), Object.fromEntries(malformed.map((m) => [m.reason, 1])));
+      assert.deepEqual(await rows(), expected());
+      const whole = (await db.query('SELECT count(*)::int AS n FROM router_requests WHERE response_time_resolution_ms = 1')).rows[0].n;
+      const wholeExpected = requests.filter((r, i) => i % 2 === 0 && r.responseUs % 1000 === 0).length;
+      assert.equal(whole, wholeExpected, 'logsearch times that are whole ms are marked as such');
+      await source.close();
+    });
+
+    it('adds nothing when the same window is ingested again', async () => {
+      const source = sourceFor();
+      const result = await ingestWindow(source, window, { pool: db.pool });
+      assert.equal(result.records, COUNT);
+      assert.equal(result.inserted, 0);
+      assert.equal((await db.query('SELECT count(*)::int AS n FROM router_requests')).rows[0].n, COUNT);
+      await source.close();
+    });
+
+    it('picks up documents added later through the checkpoint', async () => {
+      await db.query('TRUNCATE router_requests, ingest_checkpoints');
+      const source = sourceFor();
+      const firstNow = new Date(START + SPAN / 2 + 30_000);
+      const first = await ingestIncrement(source, { now: firstNow, delayMs: 30_000, lookbackMs: SPAN }, { pool: db.pool });
+      const firstHalf = requests.filter((r) => Date.parse(emittedAt(r)) < START + SPAN / 2).length;
+      assert.equal(first.inserted, firstHalf);
+      assert.equal((await db.query('SELECT position FROM ingest_checkpoints')).rows[0].position, new Date(START + SPAN / 2).toISOString());
+      const later = makeRequests(500, START + SPAN + 7200_000, 60_000, `${flavor}-later`);
+      await search.bulk(`logs-app-lab-perf-${dayOf(START + SPAN + 7200_000)}`, later.map(logsearchDocument));
+      const second = await ingestIncrement(source, { now: new Date(START + SPAN + 7200_000 + 120_000), delayMs: 30_000, lookbackMs: 0 }, { pool: db.pool });
+      assert.equal(second.inserted, COUNT - firstHalf + later.length);
+      assert.equal((await db.query('SELECT count(*)::int AS n FROM router_requests')).rows[0].n, COUNT + later.length);
+      await db.query('DELETE FROM router_requests WHERE received_at > $1', [new Date(START + SPAN + 3600_000).toISOString()]);
+      await source.close();
+    });
+
+    it('resumes after the server fails mid-window, with nothing lost or doubled', async () => {
+      await db.query('TRUNCATE router_requests, ingest_checkpoints');
+      let searches = 0;
+      let broken = true;
+      const proxy = await startFaultProxy(search.url, ({ url }) => {
+        if (!url.startsWith('/_search') && !url.includes('/_search?scroll')) return 'pass';
+        searches += 1;
+        return broken && searches > 3 ? { status: 500, body: '{"error":{"type":"node_failure"}}' } : 'pass';
+      });
+      const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), { log: silent, pageSize: PAGE, backoff: FAST });
+      const now = new Date(Date.parse(window.to) + 30_000);
+      const options = { now, delayMs: 30_000, lookbackMs: Date.parse(window.to) - START };
+      await assert.rejects(ingestIncrement(source, options, { pool: db.pool }), { reason: 'http_500' });
+      const partial = (await db.query('SELECT count(*)::int AS n FROM router_requests')).rows[0].n;
+      assert.ok(partial > 0 && partial < COUNT, `some pages were committed before the failure (${partial})`);
+      broken = false;
+      const resumed = await ingestIncrement(source, options, { pool: db.pool });
+      assert.ok(resumed.documents !== undefined && resumed.documents < COUNT, 'the second run started from the checkpoint');
+      assert.deepEqual(await rows(), expected());
+      await source.close();
+      await proxy.close();
+    });
+
+    it('times out a stalled search and resumes on the next run', async () => {
+      await db.query('TRUNCATE router_requests, ingest_checkpoints');
+      let searches = 0;
+      let stalled = true;
+      const proxy = await startFaultProxy(search.url, ({ url }) => {
+        if (!url.startsWith('/_search') && !url.includes('/_search?scroll')) return 'pass';
+        searches += 1;
+        return stalled && searches > 2 ? 'hang' : 'pass';
+      });
+      const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), { log: silent, pageSize: PAGE, backoff: FAST, timeoutMs: 500 });
+      const options = { now: new Date(Date.parse(window.to) + 30_000), delayMs: 30_000, lookbackMs: Date.parse(window.to) - START };
+      await assert.rejects(ingestIncrement(source, options, { pool: db.pool }), { reason: 'timeout' });
+      stalled = false;
+      await ingestIncrement(source, options, { pool: db.pool });
+      assert.deepEqual(await rows(), expected());
+      await source.close();
+      await proxy.close();
+    });
+
+    if (flavor === 'opensearch') {
+      it('reopens an expired point in time and still reads everything once', async () => {
+        await db.query('TRUNCATE router_requests, ingest_checkpoints');
+        let searches = 0;
+        const proxy = await startFaultProxy(search.url, async ({ url }) => {
+          if (url === '/_search') {
+            searches += 1;
+            // Expire every point in time once, after the third page.
+            if (searches === 4) await search.request('DELETE', '/_search/point_in_time/_all');
+          }
+          return /** @type {const} */ ('pass');
+        });
+        const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), { log: silent, pageSize: PAGE, backoff: FAST });
+        /** @type {string[]} */
+        const warnings = [];
+        await ingestIncrement(source, { now: new Date(Date.parse(window.to) + 30_000), delayMs: 30_000, lookbackMs: Date.parse(window.to) - START },
+          { pool: db.pool, warn: (reason) => { warnings.push(reason); } });
+        assert.ok(warnings.includes('pit_expired'), `expiry noticed (${warnings})`);
+        assert.deepEqual(await rows(), expected());
+        await source.close();
+        await proxy.close();
+      });
+    }
+
+    it('reports a missing index clearly', async () => {
+      const source = sourceFor({ SEARCH_INDEX: 'logs-app-deleted-*' });
+      await assert.rejects(ingestWindow(source, window, { pool: db.pool }), { reason: 'index_not_found', message: 'search: no index matches SEARCH_INDEX=logs-app-deleted-*' });
+      await source.close();
+    });
+  });
+}

@@ -1,0 +1,30 @@
+// An HTTP proxy in front of a real server that can fail, stall or meddle with chosen requests.
+import http from 'node:http';
+import { once } from 'node:events';
+
+/**
+ * @param {string} target base URL
+ * @param {(req: { method: string, url: string, body: string, count: number }) => Promise<'pass' | 'hang' | { status: number, body: string }> | 'pass' | 'hang' | { status: number, body: string }} decide
+ */
+export async function startFaultProxy(target, decide) {
+  let count = 0;
+  const server = http.createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    count += 1;
+    const verdict = await decide({ method: req.method ?? 'GET', url: req.url ?? '/', body, count });
+    if (verdict === 'hang') return; // never answers: the client's timeout must fire
+    if (verdict !== 'pass') {
+      res.writeHead(verdict.status, { 'Content-Type': 'application/json' }).end(verdict.body);
+      return;
+    }
+    const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers: { 'Content-Type': String(req.headers['content-type'] ?? 'application/json') }, body: body || undefined });
+    res.writeHead(upstream.status, { 'Content-Type': upstream.headers.get('content-type') ?? 'application/json' }).end(await upstream.text());
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`,
+    async close() { server.closeAllConnections(); server.close(); },
+  };
+}
