@@ -132,6 +132,20 @@ describe('paasmon collect', () => {
     assert.equal(body.database.status, 'ok');
   });
 
+  it('shows an unreachable search server as a failed router-logs source without failing the check or crashing', async () => {
+    const base = await start({ SEARCH_URL: 'http://127.0.0.1:9', INGEST_SCHEDULE: '* * * * * *' });
+    const body = await waitFor(async () => {
+      const b = /** @type {any} */ (await (await fetch(`${base}/healthz`)).json());
+      return b.sources['router-logs']?.lastError ? b : undefined;
+    }, { timeoutMs: 30_000, what: 'router-logs failure in /healthz' });
+    assert.match(body.sources['router-logs'].lastError, /search: GET \/ failed: ECONNREFUSED/);
+    assert.equal(body.sources['cloud-controller'].status, 'ok');
+    assert.equal((await fetch(`${base}/healthz`)).status, 200);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    assert.match(metrics, /^paasmon_source_errors_total\{source="router-logs",reason="network"\} [1-9]/m);
+    assert.equal(collector?.child.exitCode, null, 'still running');
+  });
+
   it('is scraped by a real Prometheus, which sees every instance and forgets one scaled away', async () => {
     const base = await start({ METRICS_BEARER_TOKEN: 'prom-token' });
     const prometheus = await startPrometheus({ targets: [base.replace('http://', '')], bearerToken: 'prom-token' });

@@ -8,6 +8,8 @@ import { ingestIncrement, ingestWindow } from '../../collector/ingest.js';
 import { createRouterLogSource } from '../../collector/sources/router-logs/index.js';
 import { migrate } from '../../exporters/database.js';
 import { startTestDatabase } from '../support/database.js';
+import { makeApps, startCfSimulator } from '../support/cf-simulator.js';
+import { startCli, waitFor } from '../support/cli.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { LOGSEARCH_TEMPLATE, emittedAt, expectedRow, logsearchDocument, makeRequests, rawDocument } from '../support/router-docs.js';
 import { startSearchNode } from '../support/search-node.js';
@@ -175,6 +177,45 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
         assert.deepEqual(await rows(), expected());
         await source.close();
         await proxy.close();
+      });
+    }
+
+    if (flavor === 'opensearch') {
+      it('is ingested by `paasmon collect` on INGEST_SCHEDULE and counted once in its metrics', async () => {
+        await db.query('TRUNCATE router_requests, ingest_checkpoints');
+        const sim = await startCfSimulator({ apps: makeApps(1, 1) });
+        const collector = startCli(['collect'], {
+          DATABASE_URL: db.url, CF_API: sim.url, CF_USERNAME: 'admin', CF_PASSWORD: 'admin-secret', CF_APPS: 'shop,cart',
+          PORT: '0', SEARCH_URL: search.url, INGEST_SCHEDULE: '* * * * * *', INGEST_DELAY: '1s', INGEST_LOOKBACK: `${Math.ceil((Date.now() - START) / 3_600_000) + 1}h`,
+        });
+        try {
+          const port = await waitFor(() => Number(/"port":(\d+),"schedule"/.exec(collector.output.stderr)?.[1]), { what: 'collect to listen' });
+          const all = [...requests, ...makeRequests(500, START + SPAN + 7200_000, 60_000, `${flavor}-later`)];
+          const metrics = await waitFor(async () => {
+            const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+            const count = Number(/^paasmon_router_response_time_seconds_count\{app="shop",status_class="2xx"\} (\d+)/m.exec(text)?.[1] ?? 0);
+            return count === all.filter((r) => r.app === 'shop' && r.status < 300).length ? text : undefined;
+          }, { timeoutMs: 60_000, what: 'router requests in /metrics' });
+          await new Promise((r) => setTimeout(r, 2500)); // more runs re-read the boundary: counts must not grow
+          const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+          for (const app of ['shop', 'cart']) {
+            for (const [cls, test] of /** @type {const} */ ([['2xx', (/** @type {number} */ s) => s < 300], ['4xx', (/** @type {number} */ s) => s >= 400 && s < 500], ['5xx', (/** @type {number} */ s) => s >= 500]])) {
+              const expected = all.filter((r) => r.app === app && test(r.status)).length;
+              assert.match(text, new RegExp(`^paasmon_router_requests_total\\{app="${app}",status_class="${cls}"\\} ${expected}$`, 'm'));
+            }
+          }
+          // Histogram buckets against an independent count of response times <= 10 ms.
+          const fast = all.filter((r) => r.app === 'shop' && r.status < 300 && r.responseUs <= 10_000).length;
+          assert.match(metrics, new RegExp(`^paasmon_router_response_time_seconds_bucket\\{le="0.01",app="shop",status_class="2xx"\\} ${fast}$`, 'm'));
+          const lag = Number(/^paasmon_router_ingest_lag_seconds (\S+)$/m.exec(text)?.[1]);
+          assert.ok(lag >= 1 && lag < 5, `ingest lag ${lag} s`);
+          const health = /** @type {any} */ (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json());
+          assert.equal(health.sources['router-logs'].status, 'ok');
+        } finally {
+          collector.child.kill('SIGTERM');
+          await collector.exited;
+          await sim.close();
+        }
       });
     }
 

@@ -54,7 +54,10 @@ export function createSearchClient(search, deps = {}) {
    * @returns {Promise<any>}
    */
   async function call(method, path, body, signal) {
-    const response = await http.send({ method, url: `${search.url}${path}`, data: body === undefined ? undefined : JSON.stringify(body), signal });
+    const response = await http.send({ method, url: `${search.url}${path}`, data: body === undefined ? undefined : JSON.stringify(body), signal })
+      .catch((err) => {
+        throw err instanceof HttpError ? new HttpError(`search: ${err.message}`, { status: err.status, title: err.title, reason: err.reason, cause: err.cause }) : err;
+      });
     if (response.status >= 200 && response.status < 300) return response.data;
     const title = searchErrorTitle(response.data);
     const reason = response.status === 401 || response.status === 403 ? 'auth'
