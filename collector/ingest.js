@@ -27,6 +27,27 @@ function addCounts(into, from) {
   for (const [reason, n] of from) into.set(reason, (into.get(reason) ?? 0) + n);
 }
 
+/**
+ * Iterates `source` one page ahead: the next page is fetched while the caller writes this one.
+ * @template T @param {AsyncIterable<T>} source @returns {AsyncGenerator<T>}
+ */
+export async function* prefetchOne(source) {
+  const iterator = source[Symbol.asyncIterator]();
+  let next = iterator.next();
+  try {
+    for (;;) {
+      const current = await next;
+      if (current.done) return;
+      next = iterator.next();
+      // A failed prefetch is reported when it is awaited; until then it must not count as unhandled.
+      next.catch(() => {});
+      yield current.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
+
 /** Retries of a window whose point in time expired; each resumes from the last committed page. */
 const PIT_REOPENS = 3;
 
@@ -44,7 +65,7 @@ export async function ingestWindow(source, window, deps) {
   let position = window.from;
   for (let attempt = 0; ; attempt++) {
     try {
-      for await (const page of source.readWindow({ from: position, to: window.to, signal: window.signal })) {
+      for await (const page of prefetchOne(source.readWindow({ from: position, to: window.to, signal: window.signal }))) {
         const checkpoint = window.checkpoint ? { source: window.checkpoint, position: page.lastTimestamp } : undefined;
         const inserted = await writeRouterRequests(deps.pool, page.records, checkpoint);
         deps.metrics?.observeRouterRequests(inserted);

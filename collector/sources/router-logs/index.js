@@ -24,6 +24,9 @@ export function createRouterLogSource(config, deps = {}) {
   const fields = fieldNamesFor(/** @type {any} */ (search.format), search.fields);
   const mapping = { fields, format: /** @type {any} */ (search.format), correlationField: headerLogField(config.correlationHeader) };
   const client = createSearchClient({ ...search, url: search.url }, deps);
+  // Only the fields the mapping reads travel over the wire (and through memory).
+  const sourceFields = [...new Set(Object.entries(fields).filter(([key, path]) => path && key !== 'extra').map(([, path]) => path)
+    .concat(fields.extra ? [`${fields.extra}.*`] : []))];
   const names = config.cf.apps.filter((a) => !/^[0-9a-f-]{36}$/i.test(a));
   const guids = config.cf.apps.filter((a) => /^[0-9a-f-]{36}$/i.test(a));
 
@@ -51,7 +54,7 @@ export function createRouterLogSource(config, deps = {}) {
      * @returns {AsyncGenerator<RouterPage>}
      */
     async* readWindow({ from, to, signal }) {
-      for await (const page of client.readAll({ query: queryFor(from, to), sortField: fields.timestamp, signal })) {
+      for await (const page of client.readAll({ query: queryFor(from, to), sortField: fields.timestamp, sourceFields, signal })) {
         /** @type {import('./gorouter.js').RouterRequest[]} */
         const records = [];
         /** @type {Map<string, number>} */
