@@ -66,7 +66,7 @@ try {
 
   // paasmon itself, as a process: `paasmon ingest --from --to`.
   started = performance.now();
-  const ingest = startCli(['ingest', '--from', from, '--to', to], { DATABASE_URL: db.url, SEARCH_URL: search.url, LOG_LEVEL: 'warn', NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '' });
+  const ingest = startCli(['ingest', '--from', from, '--to', to], { DATABASE_URL: db.url, SEARCH_URL: search.url, LOG_LEVEL: 'warn' });
   let peakKb = 0;
   const sampler = setInterval(() => {
     try { peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${ingest.child.pid}/status`, 'utf8'))?.[1] ?? 0)); } catch { /* exited */ }

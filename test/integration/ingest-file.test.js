@@ -32,7 +32,7 @@ describe('paasmon ingest --file', () => {
 
   it('reads stdin with --file -', async () => {
     await db.query('TRUNCATE router_requests');
-    const child = spawn(process.execPath, [CLI, 'ingest', '--file', '-', '--app', 'shop'], { env: childEnv({ DATABASE_URL: db.url }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(CLI, ['ingest', '--file', '-', '--app', 'shop'], { env: childEnv({ DATABASE_URL: db.url }), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (d) => { stdout += d; });
     fs.createReadStream(CAPTURE).pipe(child.stdin);

@@ -61,7 +61,9 @@ describe('paasmon poll', () => {
     const ts = (await db.query('SELECT DISTINCT ts FROM instance_samples')).rows;
     assert.equal(ts.length, 1, 'one timestamp per poll for every instance');
     const migrations = (await db.query('SELECT name FROM paasmon_migrations')).rows.map((r) => r.name);
-    assert.deepEqual(migrations, ['001_schema']);
+    const files = fs.readdirSync(new URL('../../sql/migrations/', import.meta.url)).filter((f) => f.endsWith('.sql')).sort().map((f) => f.replace(/\.sql$/, ''));
+    assert.deepEqual(migrations, files, 'every migration applied, in order');
+    assert.equal(migrations[0], '001_schema');
   });
 
   it('recovers from every fault at once with nothing lost', async () => {

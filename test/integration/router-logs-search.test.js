@@ -219,6 +219,22 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
       });
     }
 
+    it('sends basic or API-key credentials and reports refused ones clearly', async () => {
+      /** @type {Array<string | undefined>} */
+      const seen = [];
+      const proxy = await startFaultProxy(search.url, ({ headers }) => {
+        seen.push(headers.authorization);
+        return headers.authorization === 'ApiKey wrong-key' ? { status: 401, body: '{"error":{"type":"security_exception","reason":"unable to authenticate"},"status":401}' } : 'pass';
+      });
+      const basic = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, SEARCH_USERNAME: 'reader', SEARCH_PASSWORD: 'pw', CF_APPS: 'shop' }), { log: silent, backoff: FAST });
+      await basic.client.server();
+      assert.equal(seen.at(-1), `Basic ${Buffer.from('reader:pw').toString('base64')}`);
+      const refused = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, SEARCH_API_KEY: 'wrong-key', CF_APPS: 'shop' }), { log: silent, backoff: FAST });
+      await assert.rejects(ingestWindow(refused, window, { pool: db.pool }), { reason: 'auth', message: 'search: GET / answered 401 security_exception' });
+      assert.equal(seen.at(-1), 'ApiKey wrong-key');
+      await proxy.close();
+    });
+
     it('reports a missing index clearly', async () => {
       const source = sourceFor({ SEARCH_INDEX: 'logs-app-deleted-*' });
       await assert.rejects(ingestWindow(source, window, { pool: db.pool }), { reason: 'index_not_found', message: 'search: no index matches SEARCH_INDEX=logs-app-deleted-*' });

@@ -1,4 +1,5 @@
-// Runs the real `paasmon` binary as a child process, as a user or Cloud Foundry would.
+// Runs the real `paasmon` binary as a child process, as a user would: through its shebang, so
+// with the V8 heap flags it carries.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -18,7 +19,7 @@ export function childEnv(env) {
  */
 export function runCli(args, env, options = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(CLI, args, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
@@ -34,7 +35,7 @@ export function runCli(args, env, options = {}) {
  * @param {string[]} args @param {Record<string, string | undefined>} env
  */
 export function startCli(args, env) {
-  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(CLI, args, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (d) => { output.stdout += d; });
   child.stderr.on('data', (d) => { output.stderr += d; });

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 
 /**
  * @param {string} target base URL
- * @param {(req: { method: string, url: string, body: string, count: number }) => Promise<'pass' | 'hang' | { status: number, body: string }> | 'pass' | 'hang' | { status: number, body: string }} decide
+ * @param {(req: { method: string, url: string, body: string, count: number, headers: import('node:http').IncomingHttpHeaders }) => Promise<'pass' | 'hang' | { status: number, body: string }> | 'pass' | 'hang' | { status: number, body: string }} decide
  */
 export async function startFaultProxy(target, decide) {
   let count = 0;
@@ -12,7 +12,7 @@ export async function startFaultProxy(target, decide) {
     let body = '';
     for await (const chunk of req) body += chunk;
     count += 1;
-    const verdict = await decide({ method: req.method ?? 'GET', url: req.url ?? '/', body, count });
+    const verdict = await decide({ method: req.method ?? 'GET', url: req.url ?? '/', body, count, headers: req.headers });
     if (verdict === 'hang') return; // never answers: the client's timeout must fire
     if (verdict !== 'pass') {
       res.writeHead(verdict.status, { 'Content-Type': 'application/json' }).end(verdict.body);
