@@ -73,6 +73,64 @@ export function createProgram(program, deps, setExitCode) {
       return ingestCommand(config, ctx, options);
     }));
 
+  const run = program.command('run').description('test runs: what every comparison groups by');
+  run.command('start')
+    .description('register a test run; prints its id')
+    .requiredOption('--label <label>', 'what this run is, e.g. "java 2 instances"')
+    .requiredOption('--app <name>', 'the app under test (its CPU and memory join the run)')
+    .option('--instances <n>', 'app instances')
+    .option('--parallel <p>', 'parallel requests of the load')
+    .option('--round <r>', 'round number, for repeated runs of one setting')
+    .option('--impl <name>', 'implementation, e.g. java or nodejs')
+    .option('--cores-per-instance <c>', 'CPU cores one instance may use (for CPU capacity)')
+    .option('--meta <k=v...>', 'more parameters, stored in test_runs.meta')
+    .action(action(async (config, ctx, options) => {
+      const { runStartCommand } = await import('./commands/run.js');
+      return runStartCommand(config, ctx, options);
+    }));
+  run.command('stop <id>')
+    .description('end a test run')
+    .action(async (id) => action(async (config, ctx) => {
+      const { runStopCommand } = await import('./commands/run.js');
+      return runStopCommand(config, ctx, id);
+    })({}));
+  run.command('list')
+    .description('list test runs')
+    .action(action(async (config, ctx) => {
+      const { runListCommand } = await import('./commands/run.js');
+      return runListCommand(config, ctx);
+    }));
+
+  program.command('loadgen')
+    .description('generate load and record every request (closed model with --parallel, open model with --rate)')
+    .requiredOption('--url <url>', 'target URL')
+    .option('--requests <n>', 'stop after n requests')
+    .option('--duration <d>', 'stop after this long, e.g. 60s')
+    .option('--parallel <p>', 'closed model: requests always in flight (1)')
+    .option('--rate <r>', 'open model: requests per second on a fixed schedule; latency from the scheduled time')
+    .option('--run <id>', 'test run to record into (or RUN_ID); a new run when absent')
+    .option('--method <m>', 'HTTP method (GET)')
+    .option('-H, --header <h...>', 'extra header "Name: value"')
+    .option('--body <text>', 'request body')
+    .option('--timeout <d>', 'per-request timeout (10s)')
+    .option('--connections <c>', 'keep-alive connections (default: --parallel)')
+    .option('--start-at <time>', 'wait until this time (ISO 8601), so several workers start together')
+    .option('--worker <name>', 'worker name (default: instance-$CF_INSTANCE_INDEX, or host-pid)')
+    .option('--max-error-ratio <x>', 'exit 1 when the error ratio is above x')
+    .option('--max-p95 <ms>', 'exit 1 when p95 is above this many ms')
+    .action(action(async (config, ctx, options) => {
+      const { loadgenCommand } = await import('./commands/loadgen.js');
+      return loadgenCommand(config, ctx, options, deps.env);
+    }));
+
+  program.command('correlate')
+    .description('count load-generator records matched with router records, per run')
+    .option('--run <id>', 'one run only')
+    .action(action(async (config, ctx, options) => {
+      const { correlateCommand } = await import('./commands/correlate.js');
+      return correlateCommand(config, ctx, options);
+    }));
+
   program.command('migrate')
     .description('apply the SQL migrations in sql/migrations')
     .action(action(async (config, ctx) => {

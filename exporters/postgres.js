@@ -40,6 +40,16 @@ export const ROUTER_REQUESTS = {
   ],
 };
 
+/** @type {TableSpec} */
+export const LOADGEN_REQUESTS = {
+  table: 'loadgen_requests',
+  key: ['run_id', 'correlation_id'],
+  columns: [
+    ['run_id', (r) => r.runId], ['correlation_id', (r) => r.correlationId], ['started_at', (r) => r.startedAt],
+    ['duration_ms', (r) => r.durationMs], ['status', (r) => r.status], ['error', (r) => r.error], ['worker', (r) => r.worker],
+  ],
+};
+
 /** Which table a source's records go to. */
 const TABLE_OF_SOURCE = /** @type {Record<string, TableSpec>} */ ({ 'cloud-controller': INSTANCE_SAMPLES });
 const BATCH_ROWS = 5000;

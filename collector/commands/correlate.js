@@ -1,0 +1,28 @@
+import { correlationCounts } from '../correlate.js';
+import { formatTable } from '../format.js';
+import { migrate, openDatabase } from '../../exporters/database.js';
+import { numberFlag } from './run.js';
+
+/**
+ * @param {import('../config.js').Config} config
+ * @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx
+ * @param {{ run?: string }} flags
+ */
+export async function correlateCommand(config, { log, out }, flags) {
+  const runId = numberFlag(flags.run, '--run', { integer: true, min: 1 });
+  const database = await openDatabase(config, { log });
+  try {
+    await migrate(database.pool, log);
+    const counts = await correlationCounts(database.pool, runId);
+    if (runId !== undefined && counts.length === 0) {
+      out(`run ${runId} does not exist`);
+      return 1;
+    }
+    out(formatTable(['run', 'label', 'loadgen requests', 'matched', 'loadgen only', 'router only', 'matched %'],
+      counts.map((c) => [String(c.run_id), c.label, String(c.requests), String(c.matched), String(c.loadgen_only), String(c.router_only),
+        c.requests ? ((100 * c.matched) / c.requests).toFixed(2) : '-']), new Set([0, 2, 3, 4, 5, 6])));
+    return 0;
+  } finally {
+    await database.close();
+  }
+}

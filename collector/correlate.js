@@ -1,0 +1,25 @@
+// Correlation of load-generator records with router records, counted inside PostgreSQL.
+// matched: both sides; loadgen_only: the router never logged it (or its log was not ingested);
+// router_only: a router record of the run's app inside the run's time that no load-generator
+// record claims (other traffic, or a request whose record was lost).
+
+/**
+ * @param {import('pg').Pool} pool @param {number} [runId]
+ * @returns {Promise<Array<{ run_id: number, label: string, requests: number, matched: number, loadgen_only: number, router_only: number }>>}
+ */
+export async function correlationCounts(pool, runId) {
+  const { rows } = await pool.query(`
+    WITH runs AS (
+      SELECT t.id, t.label, t.app_name, t.started_at,
+             coalesce(t.ended_at, (SELECT max(started_at + duration_ms * interval '1 millisecond') FROM loadgen_requests l WHERE l.run_id = t.id)) AS ended_at
+      FROM test_runs t WHERE $1::bigint IS NULL OR t.id = $1
+    )
+    SELECT r.id AS run_id, r.label,
+      (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = r.id)::int AS requests,
+      (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = r.id
+         AND EXISTS (SELECT 1 FROM router_requests x WHERE x.correlation_id = l.correlation_id))::int AS matched,
+      (SELECT count(*) FROM router_requests x WHERE x.app_name = r.app_name AND x.received_at >= r.started_at AND x.received_at <= r.ended_at
+         AND NOT EXISTS (SELECT 1 FROM loadgen_requests l WHERE l.correlation_id = x.correlation_id))::int AS router_only
+    FROM runs r ORDER BY r.id`, [runId ?? null]);
+  return rows.map((row) => ({ ...row, run_id: Number(row.run_id), loadgen_only: row.requests - row.matched }));
+}

@@ -1,0 +1,108 @@
+// The load generator: a closed model (P requests always in flight), an open model (R requests per
+// second on a fixed schedule, latency measured from the scheduled send time, so a stalled server
+// is not hidden), or a fixed count. Every request is recorded; percentiles come from an HDR histogram.
+import { Pool } from 'undici';
+import { requestIdHeaders } from './ids.js';
+import { createStats } from './stats.js';
+
+/**
+ * @typedef {object} LoadOptions
+ * @property {string} url
+ * @property {string} method
+ * @property {Record<string, string>} headers
+ * @property {string | undefined} body
+ * @property {number} timeoutMs
+ * @property {number} connections
+ * @property {number | undefined} requests stop after this many
+ * @property {number | undefined} durationMs stop sending after this long
+ * @property {number} parallel closed model: requests in flight
+ * @property {number | undefined} rate open model: requests per second
+ * @property {string} correlationHeader
+ *
+ * @typedef {object} LoadgenRequest
+ * @property {string} correlationId
+ * @property {Date} startedAt when the request was due (open model) or sent (closed model)
+ * @property {number} durationMs
+ * @property {number} status 0 when no response arrived
+ * @property {string | null} error timeout, refused, reset, or the error code
+ */
+
+/** @param {unknown} err */
+export function errorKind(err) {
+  const e = /** @type {any} */ (err);
+  const code = e?.code ?? e?.cause?.code;
+  if (e?.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'reset';
+  return String(code ?? e?.name ?? 'error').toLowerCase();
+}
+
+/**
+ * @param {LoadOptions} options
+ * @param {{ record: (request: LoadgenRequest) => void | Promise<void>, signal?: AbortSignal, onProgress?: (stats: import('./stats.js').Stats, elapsedMs: number) => void }} hooks
+ */
+export async function generateLoad(options, hooks) {
+  const target = new URL(options.url);
+  const path = `${target.pathname}${target.search}`;
+  const pool = new Pool(target.origin, { connections: options.connections, keepAliveTimeout: 30_000, pipelining: 1 });
+  const stats = createStats();
+  const wallStart = Date.now();
+  const clockStart = performance.now();
+  /** Wall-clock time of a performance.now() reading, in whole ms (PostgreSQL keeps microseconds). */
+  const wallAt = (/** @type {number} */ t) => new Date(wallStart + (t - clockStart));
+  let sent = 0;
+  const deadline = options.durationMs !== undefined ? clockStart + options.durationMs : Infinity;
+  const more = () => !hooks.signal?.aborted && (options.requests === undefined || sent < options.requests) && performance.now() < deadline;
+
+  /** @param {number} dueAt performance.now() of the intended send */
+  async function one(dueAt) {
+    sent += 1;
+    const { id, headers } = requestIdHeaders(options.correlationHeader);
+    let status = 0;
+    /** @type {string | null} */
+    let error = null;
+    try {
+      const response = await pool.request({
+        path, method: /** @type {any} */ (options.method), headers: { ...options.headers, ...headers }, body: options.body,
+        signal: AbortSignal.timeout(options.timeoutMs), headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs,
+      });
+      await response.body.dump({ limit: Infinity });
+      status = response.statusCode;
+    } catch (err) {
+      error = errorKind(err);
+    }
+    const durationMs = performance.now() - dueAt;
+    stats.record(durationMs, status, error);
+    await hooks.record({ correlationId: id, startedAt: wallAt(dueAt), durationMs, status, error });
+  }
+
+  const progress = hooks.onProgress ? setInterval(() => hooks.onProgress?.(stats, performance.now() - clockStart), 1000) : undefined;
+  try {
+    if (options.rate) {
+      // Open model: request i is due at start + i / rate, whether or not earlier ones returned.
+      const interval = 1000 / options.rate;
+      /** @type {Set<Promise<void>>} */
+      const inFlight = new Set();
+      for (let i = 0; more(); i++) {
+        const dueAt = clockStart + i * interval;
+        if (dueAt >= deadline) break;
+        // Never early: timers may fire up to a millisecond before their time.
+        for (let wait = dueAt - performance.now(); wait > 0; wait = dueAt - performance.now()) {
+          await new Promise((r) => setTimeout(r, Math.max(1, wait)));
+        }
+        const p = one(dueAt).finally(() => inFlight.delete(p));
+        inFlight.add(p);
+      }
+      await Promise.all(inFlight);
+    } else {
+      // Closed model: P workers, each sends its next request when its last one returned.
+      await Promise.all(Array.from({ length: options.parallel }, async () => {
+        while (more()) await one(performance.now());
+      }));
+    }
+  } finally {
+    clearInterval(progress);
+    await pool.close();
+  }
+  return { stats, elapsedMs: performance.now() - clockStart };
+}

@@ -1,0 +1,162 @@
+// `paasmon run` and `paasmon loadgen` as processes, against local HTTP servers, into a real PostgreSQL.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { once } from 'node:events';
+import { after, before, describe, it } from 'node:test';
+import { runCli, startCli, waitFor } from '../support/cli.js';
+import { freePort, startTestDatabase } from '../support/database.js';
+
+/**
+ * A server that records the headers it saw and answers by `behave(n)` (n = 1, 2, ...).
+ * @param {(n: number, req: http.IncomingMessage) => { status?: number, delayMs?: number, hang?: boolean }} behave
+ */
+async function startApp(behave) {
+  /** @type {Array<Record<string, string | string[] | undefined>>} */
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    seen.push(req.headers);
+    const how = behave(seen.length, req);
+    if (how.hang) return;
+    setTimeout(() => res.writeHead(how.status ?? 200, { 'Content-Type': 'text/plain' }).end('ok'), how.delayMs ?? 0);
+  });
+  server.keepAliveTimeout = 30_000;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/work`,
+    seen,
+    async close() { server.closeAllConnections(); server.close(); },
+  };
+}
+
+describe('paasmon run and loadgen', () => {
+  /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
+  let db;
+  /** @type {Record<string, string>} */
+  let env;
+  before(async () => { db = await startTestDatabase(); env = { DATABASE_URL: db.url }; });
+  after(async () => { await db.stop(); });
+
+  /** @param {string[]} args */
+  const newRun = async (args = []) => {
+    const result = await runCli(['run', 'start', '--label', 'test', '--app', 'shop', ...args], env);
+    assert.equal(result.code, 0, result.stderr);
+    return Number(result.stdout.trim());
+  };
+  /** @param {number} run */
+  const rows = async (run) => (await db.query('SELECT correlation_id, started_at, duration_ms, status, error, worker FROM loadgen_requests WHERE run_id = $1', [run])).rows;
+
+  it('registers, lists and stops runs with their parameters', async () => {
+    const id = await newRun(['--instances', '3', '--parallel', '16', '--round', '2', '--impl', 'java', '--cores-per-instance', '4', '--meta', 'heap=512m', 'gc=g1']);
+    const row = (await db.query('SELECT * FROM test_runs WHERE id = $1', [id])).rows[0];
+    assert.deepEqual([row.label, row.app_name, row.instances, row.parallel, row.round, row.implementation, row.cores_per_instance, row.meta, row.ended_at],
+      ['test', 'shop', 3, 16, 2, 'java', 4, { heap: '512m', gc: 'g1' }, null]);
+    const list = await runCli(['run', 'list'], env);
+    assert.match(list.stdout, new RegExp(`^\\s*${id}  test\\s+shop\\s+java\\s+3\\s+16\\s+2\\s+4 .* gc=g1 heap=512m$`, 'm'));
+    assert.equal((await runCli(['run', 'stop', String(id)], env)).stdout.trim(), `run ${id} stopped`);
+    assert.ok((await db.query('SELECT ended_at FROM test_runs WHERE id = $1', [id])).rows[0].ended_at instanceof Date);
+    const again = await runCli(['run', 'stop', String(id)], env);
+    assert.equal(again.code, 1);
+    const bad = await runCli(['run', 'start', '--label', 'x', '--app', 'a', '--instances', 'two'], env);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--instances must be a whole number of at least 1, got "two"/);
+  });
+
+  it('sends one fresh id per request in every form and records exact counts and statuses', async () => {
+    const app = await startApp((n) => ({ status: n % 10 === 0 ? 500 : n % 7 === 0 ? 404 : 200 }));
+    const run = await newRun();
+    const result = await runCli(['loadgen', '--url', app.url, '--requests', '300', '--parallel', '6', '--run', String(run), '--worker', 'w1', '-H', 'X-Test: yes'], env);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(app.seen.length, 300);
+    const ids = new Set();
+    for (const h of app.seen) {
+      const id = String(h['x-correlation-id']);
+      assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      const hex = id.replace(/-/g, '');
+      assert.equal(h['x-b3-traceid'], hex);
+      assert.match(String(h['x-b3-spanid']), /^[0-9a-f]{16}$/);
+      assert.equal(h.traceparent, `00-${hex}-${h['x-b3-spanid']}-01`);
+      assert.equal(h['x-test'], 'yes');
+      ids.add(id);
+    }
+    assert.equal(ids.size, 300, 'every id is fresh');
+    const stored = await rows(run);
+    assert.equal(stored.length, 300);
+    assert.deepEqual(new Set(stored.map((r) => r.correlation_id)), ids);
+    const byStatus = (/** @type {number} */ s) => stored.filter((r) => r.status === s).length;
+    assert.deepEqual([byStatus(200), byStatus(404), byStatus(500)], [232, 38, 30]);
+    assert.ok(stored.every((r) => r.worker === 'w1' && r.error === null && r.duration_ms > 0));
+    assert.match(result.stdout, /Requests:\s+300\n/);
+    assert.match(result.stdout, /\[404\] 38 responses/);
+    assert.match(result.stdout, /Errors:\s+30 \(10\.00 %; no response or 5xx\)/);
+    await app.close();
+  });
+
+  it('records timeouts and refused connections as status 0 with their kind, and fails the checks', async () => {
+    const app = await startApp((n) => (n % 4 === 0 ? { hang: true } : {}));
+    const run = await newRun();
+    const result = await runCli(['loadgen', '--url', app.url, '--requests', '40', '--parallel', '4', '--timeout', '300ms', '--run', String(run), '--max-error-ratio', '0.1'], env);
+    assert.equal(result.code, 1, 'error ratio 0.25 > 0.1');
+    assert.match(result.stdout, /FAILED: error ratio 0\.2500 > --max-error-ratio 0\.1/);
+    const stored = await rows(run);
+    assert.equal(stored.filter((r) => r.status === 0 && r.error === 'timeout').length, 10);
+    assert.ok(stored.filter((r) => r.error === 'timeout').every((r) => r.duration_ms >= 299), 'timed out after the 300 ms (timers may fire up to 1 ms early)');
+    await app.close();
+
+    const closed = await freePort();
+    const refusedRun = await newRun();
+    const refused = await runCli(['loadgen', '--url', `http://127.0.0.1:${closed}/`, '--requests', '5', '--run', String(refusedRun)], env);
+    assert.equal(refused.code, 0);
+    assert.deepEqual((await rows(refusedRun)).map((r) => [r.status, r.error]), Array(5).fill([0, 'refused']));
+    assert.match(refused.stdout, /refused: 5/);
+  });
+
+  it('--duration stops sending at the deadline; --max-p95 turns slow runs into a failure', async () => {
+    const app = await startApp(() => ({ delayMs: 20 }));
+    const run = await newRun();
+    const started = Date.now();
+    const result = await runCli(['loadgen', '--url', app.url, '--duration', '1s', '--parallel', '4', '--run', String(run), '--max-p95', '5'], env);
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /FAILED: p95 \d+\.\d+ ms > --max-p95 5 ms/);
+    const stored = await rows(run);
+    assert.ok(stored.length > 20, `${stored.length} requests`);
+    const firstSent = Math.min(...stored.map((r) => r.started_at.getTime()));
+    const lastSent = Math.max(...stored.map((r) => r.started_at.getTime()));
+    assert.ok(firstSent >= started - 5 && lastSent - firstSent <= 1000, `every request was sent within the 1 s (${lastSent - firstSent} ms)`);
+    await app.close();
+  });
+
+  it('--rate measures from the scheduled send time: a one-second stall shows in p99', async () => {
+    const stallFrom = { at: 0 };
+    const app = await startApp(() => {
+      const now = Date.now();
+      if (!stallFrom.at) stallFrom.at = now + 500;
+      // Everything that arrives during [0.5 s, 1.5 s) is answered at 1.5 s.
+      return { delayMs: now >= stallFrom.at && now < stallFrom.at + 1000 ? stallFrom.at + 1000 - now : 0 };
+    });
+    const run = await newRun();
+    const result = await runCli(['loadgen', '--url', app.url, '--rate', '100', '--duration', '3s', '--connections', '1', '--run', String(run)], env);
+    assert.equal(result.code, 0, result.stderr);
+    const durations = (await rows(run)).map((r) => r.duration_ms).sort((a, b) => a - b);
+    assert.ok(durations.length >= 290 && durations.length <= 300, `${durations.length} requests at 100/s for 3 s`);
+    const p99 = durations[Math.ceil(0.99 * durations.length) - 1];
+    assert.ok(p99 > 800, `p99 ${p99} ms shows the stall`);
+    // With one connection, requests queued behind the stall are late too: not hidden.
+    assert.ok(durations.filter((d) => d > 100).length > 50, 'the requests due during the stall all show it');
+    await app.close();
+  });
+
+  it('a killed load generator loses at most one batch', async () => {
+    const app = await startApp(() => ({}));
+    const run = await newRun();
+    const loadgen = startCli(['loadgen', '--url', app.url, '--duration', '30s', '--parallel', '4', '--run', String(run)], env);
+    await waitFor(async () => (await rows(run)).length > 2000, { timeoutMs: 30_000, what: 'some batches written' });
+    await new Promise((r) => setTimeout(r, 700));
+    loadgen.child.kill('SIGKILL');
+    await loadgen.exited;
+    const sent = app.seen.length;
+    const stored = (await rows(run)).length;
+    assert.ok(sent - stored <= 2000 + 4, `sent ${sent}, stored ${stored}: lost ${sent - stored}, at most one batch (2000) and the requests in flight`);
+    await app.close();
+  });
+});
