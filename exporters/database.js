@@ -77,6 +77,8 @@ export async function migrate(pool, log) {
       direction: 'up',
       migrationsTable: 'paasmon_migrations',
       checkOrder: true,
+      // Several paasmon processes (load-generator instances, collectors) may start together.
+      advisoryLockMode: 'wait',
       log: (message) => log.debug({ migration: message }, 'migrate'),
     });
     return applied.map((m) => m.name);

@@ -36,16 +36,19 @@ export async function startGorouterStandin({ backends, appGuid, host, logFile, e
       let bytes = 0;
       answer.on('data', (chunk) => { bytes += chunk.length; res.write(chunk); });
       answer.on('end', () => {
+        // Like gorouter, the time the last byte goes to the client's connection; taken just before
+        // the write, so the client (on loopback) can never see the response end before it.
         const backendEndUs = nowUs();
-        res.end(() => {
-          const doneUs = nowUs();
+        const doneUs = nowUs();
+        res.end();
+        {
           const extras = extraHeaders.map((h) => ` ${h.toLowerCase().replace(/-/g, '_')}:"${req.headers[h.toLowerCase()] ?? '-'}"`).join('');
           log.write(`${host} - [${rfc3339Nanos(receivedUs)}] "${req.method} ${req.url} HTTP/1.1" ${answer.statusCode} 0 ${bytes} "-" "${req.headers['user-agent'] ?? '-'}" `
             + `"127.0.0.1:${req.socket.remotePort}" "${target.host}" x_forwarded_for:"127.0.0.1" x_forwarded_proto:"http" vcap_request_id:"${vcapRequestId}" `
             + `response_time:${seconds(doneUs - receivedUs)} gorouter_time:${seconds(doneUs - receivedUs - (backendEndUs - backendStartUs))} `
             + `app_id:"${appGuid}" app_index:"${index}" instance_id:"standin-${index}" x_cf_routererror:"-"${extras} `
             + `x_b3_traceid:"${trace}" x_b3_spanid:"${trace.slice(16)}" x_b3_parentspanid:"-" b3:"${trace}-${trace.slice(16)}"\n`);
-        });
+        }
       });
     });
     upstream.on('error', () => { res.writeHead(502).end(); });
