@@ -118,6 +118,7 @@ export function createProgram(program, deps, setExitCode) {
     .option('--worker <name>', 'worker name (default: instance-$CF_INSTANCE_INDEX, or host-pid)')
     .option('--max-error-ratio <x>', 'exit 1 when the error ratio is above x')
     .option('--max-p95 <ms>', 'exit 1 when p95 is above this many ms')
+    .option('--metrics-port <port>', 'serve /metrics while running (default: $PORT when set)')
     .action(action(async (config, ctx, options) => {
       const { loadgenCommand } = await import('./commands/loadgen.js');
       return loadgenCommand(config, ctx, options, deps.env);

@@ -4,6 +4,17 @@
 // record claims (other traffic, or a request whose record was lost).
 
 /**
+ * Counts of the runs still open or ended within `hours`, for the collector's metrics.
+ * @param {import('pg').Pool} pool @param {number} hours
+ */
+export async function recentCorrelationCounts(pool, hours) {
+  const { rows } = await pool.query(`SELECT id FROM test_runs WHERE ended_at IS NULL OR ended_at > now() - $1 * interval '1 hour'`, [hours]);
+  const counts = [];
+  for (const { id } of rows) counts.push(...await correlationCounts(pool, Number(id)));
+  return counts;
+}
+
+/**
  * @param {import('pg').Pool} pool @param {number} [runId]
  * @returns {Promise<Array<{ run_id: number, label: string, requests: number, matched: number, loadgen_only: number, router_only: number }>>}
  */

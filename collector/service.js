@@ -2,6 +2,7 @@
 import { once } from 'node:events';
 import { requireCloudController } from './config.js';
 import { createHttpServer } from './http.js';
+import { recentCorrelationCounts } from './correlate.js';
 import { ingestIncrement } from './ingest.js';
 import { createJob, createPoller, schedule } from './schedule.js';
 import { DEFAULT_BACKOFF, backoffDelay, sleep } from './retry.js';
@@ -140,6 +141,8 @@ function startRouterLogIngest(config, { log, prometheus, pool, schemaReady, sign
       const result = await ingestIncrement(source, { now: ctx.now, delayMs: config.ingestDelayMs, lookbackMs: config.ingestLookbackMs, signal: ctx.signal },
         { pool, metrics: prometheus, warn: ctx.warn });
       prometheus.setIngestLag((Date.now() - Date.parse(/** @type {string} */ (result.to))) / 1000);
+      // New router rows may complete the correlation of recent runs (the views are live; the counter is not).
+      prometheus.setCorrelationCounts(await recentCorrelationCounts(pool, 24));
       return result;
     },
   });

@@ -52,6 +52,19 @@ export function createPrometheusSink(options = {}) {
     lag: new client.Gauge({ name: 'paasmon_router_ingest_lag_seconds', help: 'How far the router-log checkpoint is behind now, seconds.', registers: [registry] }),
   };
 
+  const loadgen = {
+    duration: new client.Histogram({
+      name: 'paasmon_loadgen_request_duration_seconds', help: 'End-to-end time of load-generator requests, seconds.',
+      labelNames: ['run', 'status_class'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry],
+    }),
+    requests: new client.Counter({ name: 'paasmon_loadgen_requests_total', help: 'Load-generator requests by outcome (ok, http_4xx, http_5xx, or the error kind).', labelNames: ['run', 'outcome'], registers: [registry] }),
+  };
+  const correlation = new client.Counter({
+    name: 'paasmon_correlation_requests_total', help: 'Requests by correlation result: matched, loadgen_only, router_only.', labelNames: ['result'], registers: [registry],
+  });
+  /** @type {Map<string, number>} */
+  const correlationSeen = new Map();
+
   /** @param {import('../collector/types.js').InstanceSample} s */
   const labelsOf = (s) => ({ app: s.appName, app_guid: s.appGuid, process_type: s.processType, instance_index: String(s.instanceIndex) });
 
@@ -95,6 +108,31 @@ export function createPrometheusSink(options = {}) {
     },
     /** @param {number} seconds */
     setIngestLag(seconds) { router.lag.set(seconds); },
+    /** @param {number} runId @param {import('../loadgen/generate.js').LoadgenRequest} request */
+    observeLoadgenRequest(runId, request) {
+      const run = String(runId);
+      const statusClass = request.status ? `${Math.floor(request.status / 100)}xx` : 'none';
+      loadgen.duration.observe({ run, status_class: statusClass }, request.durationMs / 1000);
+      const outcome = request.error ?? (request.status >= 500 ? 'http_5xx' : request.status >= 400 ? 'http_4xx' : 'ok');
+      loadgen.requests.inc({ run, outcome });
+    },
+    /**
+     * Correlation counts per run as PostgreSQL has them; the counter moves by what is new per run
+     * since the last call (a count that shrinks, e.g. loadgen_only once matched, moves nothing).
+     * @param {Array<{ run_id: number, matched: number, loadgen_only: number, router_only: number }>} runs
+     */
+    setCorrelationCounts(runs) {
+      for (const run of runs) {
+        for (const result of /** @type {const} */ (['matched', 'loadgen_only', 'router_only'])) {
+          const key = `${run.run_id}:${result}`;
+          const delta = run[result] - (correlationSeen.get(key) ?? 0);
+          if (delta > 0) {
+            correlation.inc({ result }, delta);
+            correlationSeen.set(key, run[result]);
+          }
+        }
+      }
+    },
     async flush() {},
     async close() {},
   };

