@@ -124,6 +124,14 @@ export function createProgram(program, deps, setExitCode) {
       return loadgenCommand(config, ctx, options, deps.env);
     }));
 
+  program.command('worker')
+    .description('load-generator worker: idles until a run with --meta url=... is started, drives it, waits for the next')
+    .option('--worker <name>', 'worker name (default: instance-$CF_INSTANCE_INDEX, or host-pid)')
+    .action(action(async (config, ctx, options) => {
+      const { workerCommand } = await import('./commands/worker.js');
+      return workerCommand(config, ctx, options, deps.env);
+    }));
+
   program.command('correlate')
     .description('count load-generator records matched with router records, per run')
     .option('--run <id>', 'one run only')

@@ -125,6 +125,49 @@ async function serveMetrics(portText, config, log) {
 }
 
 /**
+ * Drives one run: waits for --start-at, generates the load, records every request, prints the
+ * summary and applies the pass/fail checks.
+ * @param {import('pg').Pool} pool @param {number} runId @param {ReturnType<typeof loadOptions>} options
+ * @param {{ config: import('../config.js').Config, log: import('pino').Logger, out: (line: string) => void, env: Record<string, string | undefined>, metricsPort?: string, signal?: AbortSignal }} ctx
+ * @returns {Promise<number>} exit code
+ */
+export async function runLoad(pool, runId, options, { config, log, out, env, metricsPort, signal }) {
+  if (options.startAt) {
+    const at = Date.parse(parseTimeFlag(options.startAt, '--start-at', new Date()));
+    const wait = at - Date.now();
+    if (wait > 0) {
+      log.info({ startAt: new Date(at).toISOString(), worker: options.worker }, 'loadgen: waiting for the start time');
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+  const recorder = createRecorder({ pool, runId, worker: options.worker });
+  const metrics = await serveMetrics(metricsPort ?? env.PORT, config, log);
+  const live = process.stderr.isTTY;
+  const { stats, elapsedMs } = await generateLoad(options, {
+    signal,
+    record: (request) => {
+      metrics?.sink.observeLoadgenRequest(runId, request);
+      return recorder.record(request);
+    },
+    onProgress: live ? (s, elapsed) => {
+      process.stderr.write(`\r${s.count} requests  ${(s.count / (elapsed / 1000)).toFixed(0)} rps  ${s.errorCount} errors  p50 ${s.percentile(50).toFixed(1)} ms  p99 ${s.percentile(99).toFixed(1)} ms   `);
+    } : undefined,
+  });
+  if (live) process.stderr.write('\n');
+  metrics?.server.close();
+  await recorder.close();
+  out(formatSummary(stats, elapsedMs));
+  out(`\nrun ${runId}, worker ${options.worker}: ${recorder.written} requests recorded`);
+  const errorRatio = stats.count ? stats.errorCount / stats.count : 0;
+  /** @type {string[]} */
+  const broken = [];
+  if (options.maxErrorRatio !== undefined && errorRatio > options.maxErrorRatio) broken.push(`error ratio ${errorRatio.toFixed(4)} > --max-error-ratio ${options.maxErrorRatio}`);
+  if (options.maxP95Ms !== undefined && stats.percentile(95) > options.maxP95Ms) broken.push(`p95 ${stats.percentile(95).toFixed(2)} ms > --max-p95 ${options.maxP95Ms} ms`);
+  for (const line of broken) out(`FAILED: ${line}`);
+  return broken.length ? 1 : 0;
+}
+
+/**
  * @param {import('../config.js').Config} config
  * @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx
  * @param {LoadgenFlags} flags
@@ -143,39 +186,7 @@ export async function loadgenCommand(config, { log, out }, flags, env) {
     } else if (!(await getRun(database.pool, runId))) {
       throw new ConfigError(`run ${runId} does not exist (paasmon run start prints a run id)`, { variable: flags.run ? '--run' : 'RUN_ID' });
     }
-    if (options.startAt) {
-      const at = Date.parse(parseTimeFlag(options.startAt, '--start-at', new Date()));
-      const wait = at - Date.now();
-      if (wait > 0) {
-        log.info({ startAt: new Date(at).toISOString(), worker: options.worker }, 'loadgen: waiting for the start time');
-        await new Promise((r) => setTimeout(r, wait));
-      }
-    }
-    const recorder = createRecorder({ pool: database.pool, runId, worker: options.worker });
-    const metrics = await serveMetrics(flags.metricsPort ?? env.PORT, config, log);
-    const live = process.stderr.isTTY;
-    const id = runId;
-    const { stats, elapsedMs } = await generateLoad(options, {
-      record: (request) => {
-        metrics?.sink.observeLoadgenRequest(id, request);
-        return recorder.record(request);
-      },
-      onProgress: live ? (s, elapsed) => {
-        process.stderr.write(`\r${s.count} requests  ${(s.count / (elapsed / 1000)).toFixed(0)} rps  ${s.errorCount} errors  p50 ${s.percentile(50).toFixed(1)} ms  p99 ${s.percentile(99).toFixed(1)} ms   `);
-      } : undefined,
-    });
-    if (live) process.stderr.write('\n');
-    metrics?.server.close();
-    await recorder.close();
-    out(formatSummary(stats, elapsedMs));
-    out(`\nrun ${runId}, worker ${options.worker}: ${recorder.written} requests recorded`);
-    const errorRatio = stats.count ? stats.errorCount / stats.count : 0;
-    /** @type {string[]} */
-    const broken = [];
-    if (options.maxErrorRatio !== undefined && errorRatio > options.maxErrorRatio) broken.push(`error ratio ${errorRatio.toFixed(4)} > --max-error-ratio ${options.maxErrorRatio}`);
-    if (options.maxP95Ms !== undefined && stats.percentile(95) > options.maxP95Ms) broken.push(`p95 ${stats.percentile(95).toFixed(2)} ms > --max-p95 ${options.maxP95Ms} ms`);
-    for (const line of broken) out(`FAILED: ${line}`);
-    return broken.length ? 1 : 0;
+    return await runLoad(database.pool, runId, options, { config, log, out, env, metricsPort: flags.metricsPort });
   } finally {
     await database.close();
   }

@@ -146,6 +146,26 @@ describe('paasmon run and loadgen', () => {
     await app.close();
   });
 
+  it('workers idle until a run is scheduled with its parameters, join it, and take the next without a restart', async () => {
+    const app = await startApp(() => ({}));
+    const workers = [0, 1].map((i) => startCli(['worker'], { ...env, CF_INSTANCE_INDEX: String(i) }));
+    try {
+      await waitFor(() => workers.every((w) => w.output.stderr.includes('waiting for runs')), { what: 'workers idle' });
+      const counts = async (/** @type {number} */ run) => (await db.query('SELECT worker, count(*)::int AS n FROM loadgen_requests WHERE run_id = $1 GROUP BY worker ORDER BY worker', [run])).rows;
+      const first = await newRun(['--meta', `url=${app.url}`, 'requests=100', 'parallel=2']);
+      await waitFor(async () => JSON.stringify(await counts(first)) === JSON.stringify([{ worker: 'instance-0', n: 100 }, { worker: 'instance-1', n: 100 }]), { what: 'both workers drove run 1' });
+      await runCli(['run', 'stop', String(first)], env);
+      const second = await newRun(['--meta', `url=${app.url}`, 'requests=30', 'parallel=3']);
+      await waitFor(async () => JSON.stringify(await counts(second)) === JSON.stringify([{ worker: 'instance-0', n: 30 }, { worker: 'instance-1', n: 30 }]), { what: 'both workers drove run 2' });
+      assert.equal(app.seen.length, 260);
+    } finally {
+      for (const w of workers) w.child.kill('SIGTERM');
+      const exits = await Promise.all(workers.map((w) => w.exited));
+      assert.deepEqual(exits, [{ code: 0, signal: null }, { code: 0, signal: null }]);
+      await app.close();
+    }
+  });
+
   it('a killed load generator loses at most one batch', async () => {
     const app = await startApp(() => ({}));
     const run = await newRun();
