@@ -2,12 +2,12 @@
 // OpenSearch, read into a real PostgreSQL by the `paasmon ingest` process. Baselines: the search
 // server's own read rate (PIT + search_after, no parsing) and a keyed COPY of the same rows.
 // Run: npm run bench -- ingest   (BENCH_DOCS to change the count)
-import fs from 'node:fs';
 import pino from 'pino';
 import { ROUTER_REQUESTS, copyInsert, copyLine, inTransaction } from '../exporters/postgres.js';
 import { migrate } from '../exporters/database.js';
 import { parseGorouterLine } from '../collector/sources/router-logs/gorouter.js';
 import { startCli } from '../test/support/cli.js';
+import { exitWithPeakRss } from './support/peak-rss.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { LOGSEARCH_TEMPLATE, gorouterLine, logsearchDocument, makeRequests, rawDocument } from '../test/support/router-docs.js';
 import { startSearchNode } from '../test/support/search-node.js';
@@ -67,18 +67,12 @@ try {
   // paasmon itself, as a process: `paasmon ingest --from --to`.
   started = performance.now();
   const ingest = startCli(['ingest', '--from', from, '--to', to], { DATABASE_URL: db.url, SEARCH_URL: search.url, LOG_LEVEL: 'warn' });
-  let peakKb = 0;
-  const sampler = setInterval(() => {
-    try { peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${ingest.child.pid}/status`, 'utf8'))?.[1] ?? 0)); } catch { /* exited */ }
-  }, 100);
-  const exit = await ingest.exited;
-  clearInterval(sampler);
+  const peakMb = await exitWithPeakRss(ingest);
   const seconds = (performance.now() - started) / 1000;
-  if (exit.code !== 0) throw new Error(`paasmon ingest failed: ${ingest.output.stderr}`);
   const stored = (await db.query('SELECT count(*)::int AS n FROM router_requests')).rows[0].n;
   const rate = DOCS / seconds;
   console.log(`paasmon ingest:          ${ingest.output.stdout.trim()}`);
-  console.log(`paasmon ingest:          ${stored} rows stored, ${seconds.toFixed(1)} s, ${Math.round(rate)} docs/s end to end, peak RSS ${(peakKb / 1024).toFixed(1)} MB`);
+  console.log(`paasmon ingest:          ${stored} rows stored, ${seconds.toFixed(1)} s, ${Math.round(rate)} docs/s end to end, peak RSS ${peakMb.toFixed(1)} MB`);
   console.log(`paasmon / min(search read, keyed COPY) = ${(rate / Math.min(searchRate, copyRate)).toFixed(2)}`);
 } finally {
   await search.stop();

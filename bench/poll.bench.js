@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { makeApps, startCfSimulator, SPACE_GUID } from '../test/support/cf-simulator.js';
 import { startCli, waitFor } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
+import { peakRssMb } from './support/peak-rss.js';
 
 const APPS = Number(process.env.BENCH_APPS ?? 200);
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 5);
@@ -17,8 +18,6 @@ const FLAGS = fs.readFileSync(new URL('../collector/cli.js', import.meta.url), '
 
 /** @param {number[]} values @param {number} p */
 const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)];
-/** @param {number} pid */
-const peakRssMb = (pid) => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 
 const db = await startTestDatabase();
 const sim = await startCfSimulator({ apps: makeApps(APPS, INSTANCES) });

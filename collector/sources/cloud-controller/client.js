@@ -85,35 +85,18 @@ export function createCloudControllerClient(cf, deps = {}) {
   }
 
   /**
-   * Every resource of a v3 list, following `pagination.next.href` until it is null.
-   * @param {string} path @param {AbortSignal} [signal] @returns {Promise<any[]>}
+   * Every resource of a list, page after page; `nextOf` reads the next page's address from a body.
+   * @param {string} path @param {(body: any) => unknown} nextOf @param {AbortSignal} [signal] @returns {Promise<any[]>}
    */
-  async function getAllV3(path, signal) {
+  async function getAll(path, nextOf, signal) {
     /** @type {any[]} */
     const all = [];
-    /** @type {string | null} */
+    /** @type {unknown} */
     let next = path;
-    while (next) {
+    while (typeof next === 'string' && next) {
       const { data } = await get(next, signal);
       all.push(...(Array.isArray(data?.resources) ? data.resources : []));
-      next = data?.pagination?.next?.href ?? null;
-    }
-    return all;
-  }
-
-  /**
-   * Every resource of a v2 list, following `next_url`.
-   * @param {string} path @param {AbortSignal} [signal] @returns {Promise<any[]>}
-   */
-  async function getAllV2(path, signal) {
-    /** @type {any[]} */
-    const all = [];
-    /** @type {string | null} */
-    let next = path;
-    while (next) {
-      const { data } = await get(next, signal);
-      all.push(...(Array.isArray(data?.resources) ? data.resources : []));
-      next = typeof data?.next_url === 'string' ? data.next_url : null;
+      next = nextOf(data);
     }
     return all;
   }
@@ -121,8 +104,10 @@ export function createCloudControllerClient(cf, deps = {}) {
   return {
     discovery,
     get,
-    getAllV3,
-    getAllV2,
+    /** A v3 list to the end: `pagination.next.href` until it is null. @param {string} path @param {AbortSignal} [signal] */
+    getAllV3: (path, signal) => getAll(path, (body) => body?.pagination?.next?.href, signal),
+    /** A v2 list to the end: `next_url` until it is null. @param {string} path @param {AbortSignal} [signal] */
+    getAllV2: (path, signal) => getAll(path, (body) => body?.next_url, signal),
     /** Requests sent so far (including token requests and retries). */
     get requests() { return requests; },
     close: http.close,
