@@ -78,13 +78,19 @@ export function fieldOf(source, path) {
   return undefined;
 }
 
-/** @param {unknown} value */
-const text = (value) => (value === undefined || value === null || value === '' || value === '-' ? null : String(value));
+// Documents are untrusted: only strings and numbers are converted (String() or Number() of an
+// object such as {"toString": 0} throws; fast-check found it).
+
+/** @param {unknown} value @returns {string | null} */
+const text = (value) => {
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return typeof value === 'string' && value !== '' && value !== '-' ? value : null;
+};
 
 /** @param {unknown} value @returns {number | null | undefined} null when absent, undefined when malformed */
 function number(value) {
   if (value === undefined || value === null || value === '' || value === '-') return null;
-  const n = typeof value === 'number' ? value : Number(value);
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN;
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
@@ -127,7 +133,9 @@ export function mapDocument(source, options) {
 function mapParsedFields(source, { fields, correlationField }) {
   const rawTime = fieldOf(source, fields.receivedAt);
   if (rawTime === undefined || rawTime === null) return { ok: false, reason: 'missing_timestamp' };
-  const receivedAt = typeof rawTime === 'number' ? parseRouterTimestamp(new Date(rawTime).toISOString()) : parseRouterTimestamp(String(rawTime));
+  const receivedAt = typeof rawTime === 'number'
+    ? (Number.isFinite(new Date(rawTime).getTime()) ? parseRouterTimestamp(new Date(rawTime).toISOString()) : null)
+    : typeof rawTime === 'string' ? parseRouterTimestamp(rawTime) : null;
   if (!receivedAt) return { ok: false, reason: 'bad_timestamp' };
   const rawResponse = fieldOf(source, fields.responseTimeMs);
   const responseTimeMs = number(rawResponse);
