@@ -83,8 +83,8 @@ export async function copyInsert(client, spec, lines, returning) {
   const columns = spec.columns.map(([c]) => c).join(', ');
   await client.query(`CREATE TEMP TABLE IF NOT EXISTS ${staging} (LIKE ${spec.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`);
   await pipeline(Readable.from(chunked(lines)), client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN`)));
-  // DISTINCT ON: one staging batch may itself hold a row twice (a re-read page boundary).
-  const result = await client.query(`INSERT INTO ${spec.table} (${columns}) SELECT DISTINCT ON (${spec.key.join(', ')}) ${columns} FROM ${staging}
+  // DO NOTHING also skips a row that appears twice in one batch (no DISTINCT, no sort needed).
+  const result = await client.query(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM ${staging}
     ON CONFLICT (${spec.key.join(', ')}) DO NOTHING${returning ? ` RETURNING ${returning.join(', ')}` : ''}`);
   return result.rows;
 }

@@ -30,6 +30,16 @@ describe('paasmon ingest --file', () => {
     assert.equal((await rows()).length, 12);
   });
 
+  it('stores a line that appears twice in one batch once', async () => {
+    await db.query('TRUNCATE router_requests');
+    const doubled = `${fs.readFileSync(CAPTURE, 'utf8')}${fs.readFileSync(CAPTURE, 'utf8')}`;
+    const file = `${fs.mkdtempSync('/tmp/paasmon-dup-')}/doubled.txt`;
+    fs.writeFileSync(file, doubled);
+    const result = await runCli(['ingest', '--file', file, '--app', 'shop'], { DATABASE_URL: db.url });
+    assert.match(result.stdout, /^24 router requests read from .*, 12 new rows;/);
+    assert.equal((await rows()).length, 12);
+  });
+
   it('reads stdin with --file -', async () => {
     await db.query('TRUNCATE router_requests');
     const child = spawn(CLI, ['ingest', '--file', '-', '--app', 'shop'], { env: childEnv({ DATABASE_URL: db.url }), stdio: ['pipe', 'pipe', 'pipe'] });
