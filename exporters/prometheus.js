@@ -4,6 +4,9 @@ import client from 'prom-client';
 
 const INSTANCE_LABELS = /** @type {const} */ (['app', 'app_guid', 'process_type', 'instance_index']);
 
+/** Latency buckets, 1 ms to 30 s, for the router and the load generator alike (so they compare). */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
 /** Gauge name -> help and the sample field it shows. */
 const INSTANCE_GAUGES = /** @type {const} */ ([
   ['paasmon_instance_cpu_percent', 'CPU of the instance in percent of one core (API fraction x 100; 250 = 2.5 cores).', 'cpuPercent'],
@@ -46,7 +49,7 @@ export function createPrometheusSink(options = {}) {
   const router = {
     responseTime: new client.Histogram({
       name: 'paasmon_router_response_time_seconds', help: 'Router response time (gorouter response_time) of ingested requests, seconds.',
-      labelNames: ['app', 'status_class'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry],
+      labelNames: ['app', 'status_class'], buckets: LATENCY_BUCKETS, registers: [registry],
     }),
     requests: new client.Counter({ name: 'paasmon_router_requests_total', help: 'Router requests ingested (each counted once, however often its window is read).', labelNames: ['app', 'status_class'], registers: [registry] }),
     lag: new client.Gauge({ name: 'paasmon_router_ingest_lag_seconds', help: 'How far the router-log checkpoint is behind now, seconds.', registers: [registry] }),
@@ -55,7 +58,7 @@ export function createPrometheusSink(options = {}) {
   const loadgen = {
     duration: new client.Histogram({
       name: 'paasmon_loadgen_request_duration_seconds', help: 'End-to-end time of load-generator requests, seconds.',
-      labelNames: ['run', 'status_class'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry],
+      labelNames: ['run', 'status_class'], buckets: LATENCY_BUCKETS, registers: [registry],
     }),
     requests: new client.Counter({ name: 'paasmon_loadgen_requests_total', help: 'Load-generator requests by outcome (ok, http_4xx, http_5xx, or the error kind).', labelNames: ['run', 'outcome'], registers: [registry] }),
   };
