@@ -64,6 +64,24 @@ export async function openDatabase(config, { log }) {
 }
 
 /**
+ * Opens the database, applies pending migrations, runs `work` with the pool, and closes it again:
+ * the frame of every command that only needs PostgreSQL.
+ * @template T
+ * @param {import('../collector/config.js').Config} config @param {import('pino').Logger} log
+ * @param {(pool: import('pg').Pool) => Promise<T>} work
+ * @returns {Promise<T>}
+ */
+export async function withMigratedDatabase(config, log, work) {
+  const database = await openDatabase(config, { log });
+  try {
+    await migrate(database.pool, log);
+    return await work(database.pool);
+  } finally {
+    await database.close();
+  }
+}
+
+/**
  * Applies pending migrations under an advisory lock (safe with several collectors).
  * @param {import('pg').Pool} pool @param {import('pino').Logger} log
  * @returns {Promise<string[]>} names of the migrations applied now

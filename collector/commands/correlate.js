@@ -1,6 +1,6 @@
 import { correlationCounts } from '../correlate.js';
 import { formatTable } from '../format.js';
-import { migrate, openDatabase } from '../../exporters/database.js';
+import { withMigratedDatabase } from '../../exporters/database.js';
 import { numberFlag } from './run.js';
 
 /**
@@ -8,12 +8,10 @@ import { numberFlag } from './run.js';
  * @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx
  * @param {{ run?: string }} flags
  */
-export async function correlateCommand(config, { log, out }, flags) {
+export function correlateCommand(config, { log, out }, flags) {
   const runId = numberFlag(flags.run, '--run', { integer: true, min: 1 });
-  const database = await openDatabase(config, { log });
-  try {
-    await migrate(database.pool, log);
-    const counts = await correlationCounts(database.pool, runId);
+  return withMigratedDatabase(config, log, async (pool) => {
+    const counts = await correlationCounts(pool, runId);
     if (runId !== undefined && counts.length === 0) {
       out(`run ${runId} does not exist`);
       return 1;
@@ -22,7 +20,5 @@ export async function correlateCommand(config, { log, out }, flags) {
       counts.map((c) => [String(c.run_id), c.label, String(c.requests), String(c.matched), String(c.loadgen_only), String(c.router_only),
         c.requests ? ((100 * c.matched) / c.requests).toFixed(2) : '-']), new Set([0, 2, 3, 4, 5, 6])));
     return 0;
-  } finally {
-    await database.close();
-  }
+  });
 }

@@ -1,7 +1,7 @@
 import { ConfigError } from '../errors.js';
 import { ingestIncrement, ingestLines, ingestWindow, openLines } from '../ingest.js';
 import { createRouterLogSource } from '../sources/router-logs/index.js';
-import { migrate, openDatabase } from '../../exporters/database.js';
+import { withMigratedDatabase } from '../../exporters/database.js';
 
 /**
  * An ISO 8601 time, `now`, or `now-<duration>` such as now-15m.
@@ -35,18 +35,16 @@ export async function ingestCommand(config, { log, out }, flags) {
   if (window && window.from >= window.to) throw new ConfigError(`--from (${window.from}) must be before --to (${window.to})`, { variable: '--from' });
   if (!flags.file && !config.search.url) throw new ConfigError('SEARCH_URL is required to ingest from Elasticsearch/OpenSearch (or use --file PATH|-)', { variable: 'SEARCH_URL' });
 
-  const database = await openDatabase(config, { log });
-  try {
-    await migrate(database.pool, log);
+  return withMigratedDatabase(config, log, async (pool) => {
     const warn = (/** @type {string} */ reason, /** @type {string} */ detail) => log.warn({ reason }, detail);
     if (flags.file) {
-      const result = await ingestLines(openLines(flags.file), { appName: flags.app, correlationHeader: config.correlationHeader }, { pool: database.pool, warn });
+      const result = await ingestLines(openLines(flags.file), { appName: flags.app, correlationHeader: config.correlationHeader }, { pool, warn });
       out(`${result.records} router requests read from ${flags.file === '-' ? 'stdin' : flags.file}, ${result.inserted} new rows;${describeSkipped(result.skipped)}`);
       return 0;
     }
     const source = createRouterLogSource(config, { log });
     try {
-      const deps = { pool: database.pool, warn };
+      const deps = { pool, warn };
       const result = window
         ? await ingestWindow(source, window, deps)
         : await ingestIncrement(source, { now, delayMs: config.ingestDelayMs, lookbackMs: config.ingestLookbackMs }, deps);
@@ -55,7 +53,5 @@ export async function ingestCommand(config, { log, out }, flags) {
     } finally {
       await source.close();
     }
-  } finally {
-    await database.close();
-  }
+  });
 }

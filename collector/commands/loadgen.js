@@ -2,7 +2,7 @@ import os from 'node:os';
 import { parseDuration } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { getRun, startRun } from '../runs.js';
-import { migrate, openDatabase } from '../../exporters/database.js';
+import { withMigratedDatabase } from '../../exporters/database.js';
 import { generateLoad } from '../../loadgen/generate.js';
 import { createRecorder } from '../../loadgen/recorder.js';
 import { numberFlag } from './run.js';
@@ -174,20 +174,16 @@ export async function runLoad(pool, runId, options, { config, log, out, env, met
  * @param {Record<string, string | undefined>} env
  * @returns {Promise<number>}
  */
-export async function loadgenCommand(config, { log, out }, flags, env) {
+export function loadgenCommand(config, { log, out }, flags, env) {
   const options = loadOptions(flags, env, config.correlationHeader);
-  const database = await openDatabase(config, { log });
-  try {
-    await migrate(database.pool, log);
+  return withMigratedDatabase(config, log, async (pool) => {
     let runId = options.runId;
     if (runId === undefined) {
-      runId = await startRun(database.pool, { label: `loadgen ${new URL(options.url).host}`, appName: new URL(options.url).hostname.split('.')[0], parallel: options.parallel });
+      runId = await startRun(pool, { label: `loadgen ${new URL(options.url).host}`, appName: new URL(options.url).hostname.split('.')[0], parallel: options.parallel });
       out(`run ${runId} started`);
-    } else if (!(await getRun(database.pool, runId))) {
+    } else if (!(await getRun(pool, runId))) {
       throw new ConfigError(`run ${runId} does not exist (paasmon run start prints a run id)`, { variable: flags.run ? '--run' : 'RUN_ID' });
     }
-    return await runLoad(database.pool, runId, options, { config, log, out, env, metricsPort: flags.metricsPort });
-  } finally {
-    await database.close();
-  }
+    return runLoad(pool, runId, options, { config, log, out, env, metricsPort: flags.metricsPort });
+  });
 }

@@ -1,7 +1,7 @@
 import { ConfigError } from '../errors.js';
 import { formatTable } from '../format.js';
 import { listRuns, startRun, stopRun } from '../runs.js';
-import { migrate, openDatabase } from '../../exporters/database.js';
+import { withMigratedDatabase } from '../../exporters/database.js';
 
 /**
  * @param {string | undefined} value @param {string} flag @param {{ min?: number, integer?: boolean }} [options]
@@ -29,20 +29,6 @@ function meta(pairs) {
 }
 
 /**
- * @param {import('../config.js').Config} config @param {import('pino').Logger} log
- * @param {(pool: import('pg').Pool) => Promise<number>} work
- */
-async function withDatabase(config, log, work) {
-  const database = await openDatabase(config, { log });
-  try {
-    await migrate(database.pool, log);
-    return await work(database.pool);
-  } finally {
-    await database.close();
-  }
-}
-
-/**
  * @param {import('../config.js').Config} config
  * @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx
  * @param {{ label: string, app: string, instances?: string, parallel?: string, round?: string, impl?: string, coresPerInstance?: string, meta?: string[] }} flags
@@ -56,7 +42,7 @@ export function runStartCommand(config, { log, out }, flags) {
     coresPerInstance: numberFlag(flags.coresPerInstance, '--cores-per-instance', { min: 0.001 }),
     meta: meta(flags.meta ?? []),
   };
-  return withDatabase(config, log, async (pool) => {
+  return withMigratedDatabase(config, log, async (pool) => {
     out(String(await startRun(pool, spec)));
     return 0;
   });
@@ -65,7 +51,7 @@ export function runStartCommand(config, { log, out }, flags) {
 /** @param {import('../config.js').Config} config @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx @param {string} id */
 export function runStopCommand(config, { log, out }, id) {
   const runId = /** @type {number} */ (numberFlag(id, 'ID', { integer: true, min: 1 }));
-  return withDatabase(config, log, async (pool) => {
+  return withMigratedDatabase(config, log, async (pool) => {
     if (!(await stopRun(pool, runId))) {
       out(`run ${runId} does not exist or has already ended`);
       return 1;
@@ -77,7 +63,7 @@ export function runStopCommand(config, { log, out }, id) {
 
 /** @param {import('../config.js').Config} config @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx */
 export function runListCommand(config, { log, out }) {
-  return withDatabase(config, log, async (pool) => {
+  return withMigratedDatabase(config, log, async (pool) => {
     const runs = await listRuns(pool);
     const iso = (/** @type {Date | null} */ d) => (d ? d.toISOString().replace('.000Z', 'Z') : '-');
     out(formatTable(['id', 'label', 'app', 'impl', 'instances', 'parallel', 'round', 'cores/instance', 'started (UTC)', 'ended (UTC)', 'requests', 'meta'],
