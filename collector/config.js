@@ -33,7 +33,7 @@ const CONTRACT_KEYS = Object.freeze([
   'CF_APPS', 'CF_SPACE_GUID', 'CF_SKIP_SSL_VALIDATION', 'CF_CONCURRENCY', 'CF_TIMEOUT', 'POLL_SCHEDULE',
   'SEARCH_URL', 'SEARCH_INDEX', 'SEARCH_USERNAME', 'SEARCH_PASSWORD', 'SEARCH_API_KEY', 'ROUTER_LOG_FORMAT',
   'INGEST_SCHEDULE', 'INGEST_DELAY', 'CORRELATION_HEADER', 'PORT', 'METRICS_BEARER_TOKEN', 'LOG_LEVEL',
-  'DB_BUFFER_RECORDS', 'INGEST_LOOKBACK', 'ROUTER_LOG_FIELDS',
+  'DB_BUFFER_RECORDS', 'INGEST_LOOKBACK', 'ROUTER_LOG_FIELDS', 'ROUTER_LOG_FILE', 'ROUTER_LOG_FILE_APP',
 ]);
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -87,6 +87,8 @@ const schema = z.object({
   SEARCH_PASSWORD: z.string().min(1).optional(),
   SEARCH_API_KEY: z.string().min(1).optional(),
   ROUTER_LOG_FORMAT: z.enum(['auto', 'logsearch', 'raw'], { error: 'must be one of auto, logsearch, raw' }),
+  ROUTER_LOG_FILE: optionalText,
+  ROUTER_LOG_FILE_APP: optionalText,
   INGEST_SCHEDULE: cronText,
   INGEST_DELAY: durationText,
   CORRELATION_HEADER: z.string().trim().regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name'),
@@ -129,6 +131,7 @@ const schema = z.object({
  * @property {CloudControllerConfig} cf
  * @property {string} pollSchedule
  * @property {{ url?: string, index: string, username?: string, password?: string, apiKey?: string, format: string, fields: Record<string, string> }} search
+ * @property {{ path?: string, appName?: string }} routerLogFile a gorouter log file `collect` follows as it grows
  * @property {string} ingestSchedule
  * @property {number} ingestDelayMs
  * @property {number} ingestLookbackMs how far back the first incremental ingest starts
@@ -196,6 +199,7 @@ export function loadConfig(env = process.env) {
       format: v.ROUTER_LOG_FORMAT,
       fields: v.ROUTER_LOG_FIELDS,
     },
+    routerLogFile: { path: v.ROUTER_LOG_FILE, appName: v.ROUTER_LOG_FILE_APP },
     ingestSchedule: v.INGEST_SCHEDULE,
     ingestDelayMs: v.INGEST_DELAY,
     ingestLookbackMs: v.INGEST_LOOKBACK,

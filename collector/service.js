@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { requireCloudController } from './config.js';
 import { createHttpServer } from './http.js';
 import { recentCorrelationCounts } from './correlate.js';
-import { ingestIncrement } from './ingest.js';
+import { ingestFileIncrement, ingestIncrement } from './ingest.js';
 import { createJob, createPoller, schedule } from './schedule.js';
 import { DEFAULT_BACKOFF, backoffDelay, sleep } from './retry.js';
 import { createCloudControllerSource } from './sources/cloud-controller/index.js';
@@ -47,7 +47,9 @@ export async function startCollector(config, { log }) {
     afterPoll: () => { void schemaReady.then(async (ok) => { if (ok) await postgres.flush(); }); },
   });
   const startedAt = Date.now();
-  const routerLogs = config.search.url ? startRouterLogIngest(config, { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal }) : undefined;
+  const ingestDeps = { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal };
+  const routerLogs = config.search.url ? startRouterLogIngest(config, ingestDeps) : undefined;
+  const routerLogFile = config.routerLogFile.path ? startRouterLogFileIngest(config, ingestDeps) : undefined;
 
   /** @param {import('./schedule.js').JobState} state @param {number} intervalMs */
   const sourceHealth = (state, intervalMs) => {
@@ -78,7 +80,9 @@ export async function startCollector(config, { log }) {
       const sources = { [source.name]: polling.body };
       // A failing router-log source shows here but does not fail the check: restarting the
       // collector would not mend a search server, and would lose the poll buffer.
-      if (routerLogs) sources[routerLogs.job.name] = sourceHealth(routerLogs.job.state, routerLogs.schedule.intervalMs).body;
+      for (const ingest of [routerLogs, routerLogFile]) {
+        if (ingest) sources[ingest.job.name] = sourceHealth(ingest.job.state, ingest.schedule.intervalMs).body;
+      }
       const healthy = reachable && polling.ok;
       return {
         healthy,
@@ -108,7 +112,7 @@ export async function startCollector(config, { log }) {
       stopping ??= (async () => {
         const deadline = Date.now() + SHUTDOWN_BUDGET_MS - 1000;
         const grace = setTimeout(() => abort.abort(new Error('shutting down')), POLL_GRACE_MS);
-        await Promise.all([job.stop(), routerLogs?.schedule.stop()]);
+        await Promise.all([job.stop(), routerLogs?.schedule.stop(), routerLogFile?.schedule.stop()]);
         clearTimeout(grace);
         abort.abort(new Error('shutting down'));
         server.close();
@@ -147,6 +151,27 @@ function startRouterLogIngest(config, { log, prometheus, pool, schemaReady, sign
     },
   });
   return { source, job, schedule: schedule(job, config.ingestSchedule) };
+}
+
+/**
+ * ROUTER_LOG_FILE followed as it grows, on INGEST_SCHEDULE: each run reads the complete lines
+ * after the byte offset it reached last time.
+ * @param {import('./config.js').Config} config
+ * @param {{ log: import('pino').Logger, prometheus: import('../exporters/prometheus.js').PrometheusSink, pool: import('pg').Pool, schemaReady: Promise<boolean>, signal: AbortSignal }} deps
+ */
+function startRouterLogFileIngest(config, { log, prometheus, pool, schemaReady, signal }) {
+  const file = /** @type {string} */ (config.routerLogFile.path);
+  const job = createJob({
+    name: 'router-log-file', metrics: prometheus.self, log, signal,
+    work: async (ctx) => {
+      if (!(await schemaReady)) return { records: 0 };
+      const result = await ingestFileIncrement(file, { appName: config.routerLogFile.appName, correlationHeader: config.correlationHeader },
+        { pool, metrics: prometheus, warn: ctx.warn });
+      if (result.inserted) prometheus.setCorrelationCounts(await recentCorrelationCounts(pool, 24));
+      return result;
+    },
+  });
+  return { job, schedule: schedule(job, config.ingestSchedule) };
 }
 
 /**

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { loadConfig } from '../../collector/config.js';
 import { SourceError } from '../../collector/errors.js';
 import { createCloudControllerSource } from '../../collector/sources/cloud-controller/index.js';
-import { OTHER_SPACE_GUID, SPACE_GUID, makeApp, makeApps, noFaults, startCfSimulator } from '../support/cf-simulator.js';
+import { OTHER_SPACE_GUID, SPACE_GUID, makeApp, makeApps, noFaults, startCfSimulator } from '../../sandbox/cf-simulator.js';
 
 const FAST_BACKOFF = { retries: 4, baseDelayMs: 20, maxDelayMs: 100 };
 const silent = pino({ level: 'silent' });
@@ -25,7 +25,7 @@ function context() {
 /**
  * Expected samples of the simulator's apps, computed from the specs (independent of the parser).
  * v2 reports quotas for STARTING instances too; v3 does not.
- * @param {import('../support/cf-simulator.js').AppSpec[]} apps @param {{ v2?: boolean }} [options]
+ * @param {import('../../sandbox/cf-simulator.js').AppSpec[]} apps @param {{ v2?: boolean }} [options]
  */
 function expectedFromSpecs(apps, options = {}) {
   return apps.flatMap((a) => a.processes.flatMap((p) => p.instances.map((inst, index) => {

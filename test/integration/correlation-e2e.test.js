@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
-import { startGorouterStandin } from '../support/gorouter-standin.js';
+import { startGorouterStandin } from '../../sandbox/gorouter-standin.js';
 
 /** percentile_cont: linear interpolation between the values at ranks floor and ceil of p * (n - 1). @param {number[]} sorted @param {number} p */
 function percentileCont(sorted, p) {

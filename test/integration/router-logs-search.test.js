@@ -8,7 +8,7 @@ import { ingestIncrement, ingestWindow } from '../../collector/ingest.js';
 import { createRouterLogSource } from '../../collector/sources/router-logs/index.js';
 import { migrate } from '../../exporters/database.js';
 import { startTestDatabase } from '../support/database.js';
-import { makeApps, startCfSimulator } from '../support/cf-simulator.js';
+import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { startCli, waitFor } from '../support/cli.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { LOGSEARCH_TEMPLATE, emittedAt, expectedRow, logsearchDocument, makeRequests, rawDocument } from '../support/router-docs.js';
