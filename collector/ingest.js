@@ -119,21 +119,22 @@ async function* textLines(lines) {
 }
 
 /**
- * The next increment of a gorouter log file that keeps growing: the complete lines after the byte
- * offset kept in ingest_checkpoints (`router-log-file:<absolute path>`), committed batch by batch
- * with the offset reached. A file shorter than the offset was replaced: read again from its start.
+ * The next increment of a gorouter log file that keeps growing: the complete lines after the
+ * position kept in ingest_checkpoints (`router-log-file:<absolute path>` -> `<inode>:<byte offset>`),
+ * committed batch by batch with the offset reached. Another inode, or a file shorter than the
+ * offset, is a replaced (rotated) file: read from its start.
  * @param {string} file
  * @param {{ appName?: string, correlationHeader: string, batchSize?: number }} options
  * @param {IngestDeps} deps
  * @returns {Promise<IngestResult>}
  */
 export async function ingestFileIncrement(file, options, deps) {
-  const checkpoint = `router-log-file:${path.resolve(file)}`;
-  let offset = Number(await readCheckpoint(deps.pool, checkpoint) ?? 0);
-  const { size } = await fs.promises.stat(file);
-  if (size < offset) offset = 0;
+  const source = `router-log-file:${path.resolve(file)}`;
+  const { size, ino } = await fs.promises.stat(file);
+  const [checkpointInode, checkpointOffset] = (await readCheckpoint(deps.pool, source) ?? '').split(':').map(Number);
+  const offset = checkpointInode === ino && checkpointOffset <= size ? checkpointOffset : 0;
   if (size === offset) return { records: 0, inserted: 0, skipped: new Map() };
-  return storeLines(completeLines(file, offset, size), options, deps, checkpoint);
+  return storeLines(completeLines(file, offset, size), options, deps, { source, position: (end) => `${ino}:${end}` });
 }
 
 /**
@@ -159,11 +160,11 @@ async function* completeLines(file, start, end) {
 
 /**
  * Parses lines and stores the router requests in batches; with `checkpoint`, each batch commits
- * the offset after its last line in the same transaction.
+ * the position after its last line in the same transaction.
  * @param {AsyncIterable<{ text: string, end?: number }>} lines
  * @param {{ appName?: string, correlationHeader: string, batchSize?: number }} options
  * @param {IngestDeps} deps
- * @param {string} [checkpoint]
+ * @param {{ source: string, position: (end: number) => string }} [checkpoint]
  * @returns {Promise<IngestResult>}
  */
 async function storeLines(lines, options, deps, checkpoint) {
@@ -178,7 +179,7 @@ async function storeLines(lines, options, deps, checkpoint) {
   let committed = position;
   const flush = async () => {
     if (!batch.length && position === committed) return;
-    const inserted = await writeRouterRequests(deps.pool, batch, checkpoint && position !== undefined ? { source: checkpoint, position: String(position) } : undefined);
+    const inserted = await writeRouterRequests(deps.pool, batch, checkpoint && position !== undefined ? { source: checkpoint.source, position: checkpoint.position(position) } : undefined);
     deps.metrics?.observeRouterRequests(inserted);
     result.inserted += inserted.length;
     batch = [];

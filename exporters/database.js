@@ -110,7 +110,7 @@ export async function migrate(pool, log) {
  * started on the same directory is reused, so `paasmon poll` works beside `paasmon collect`.
  * @param {string} dataDir @param {import('pino').Logger} log
  */
-async function startEmbedded(dataDir, log) {
+export async function startEmbedded(dataDir, log) {
   const databaseDir = path.resolve(dataDir, 'pg');
   fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
   if (process.getuid?.() === 0) checkReachableByOthers(path.dirname(databaseDir));

@@ -20,6 +20,7 @@ import { createSupervisor } from '../../sandbox/supervisor.js';
 
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 const PLATFORM = fileURLToPath(new URL('../../sandbox/platform.js', import.meta.url));
+const EMBEDDED_POSTGRES = fileURLToPath(new URL('../../sandbox/embedded-postgres.js', import.meta.url));
 const PROMETHEUS_CONFIG = fileURLToPath(new URL('../../prometheus/demo.yml', import.meta.url));
 const APP = 'bulletin-board';
 const IMPLEMENTATIONS = ['node'];
@@ -111,8 +112,7 @@ export async function demoCommand(config, { log, out }, flags, env) {
   /** @type {import('../../exporters/database.js').Database | undefined} */
   let database;
   try {
-    const result = await runDemo({ config, log: quietLog, out, env, options, tmp, supervisor, signal: interrupt.signal, setDatabase: (d) => { database = d; } });
-    return result;
+    return await runDemo({ config, log: quietLog, out, env, options, tmp, supervisor, signal: interrupt.signal, setDatabase: (d) => { database = d; } });
   } catch (err) {
     if (err instanceof Interrupted || interrupt.signal.aborted) {
       out('\ninterrupted: stopping everything');
@@ -120,8 +120,9 @@ export async function demoCommand(config, { log, out }, flags, env) {
     }
     throw err;
   } finally {
-    await supervisor.stopAll();
+    // Our own connections first: the embedded server (a child, stopped last) then stops at once.
     await database?.close();
+    await supervisor.stopAll();
     fs.rmSync(tmp, { recursive: true, force: true });
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -153,12 +154,16 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
 
   out(`paasmon demo: ${options.impl} sample app "${APP}" at ${options.instances.join(', ')} instance(s), ${options.durationText} each, ${options.parallel} requests in flight`);
   out(`[1/5] PostgreSQL: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded server in a temporary directory'}`);
-  const database = await unlessInterrupted(openDatabase(config.databaseUrl ? config : { ...config, dataDir: path.join(tmp, 'data') }, { log }));
+  const startPostgres = async () => {
+    const postgres = supervisor.start('postgres', process.execPath, [EMBEDDED_POSTGRES], { env: { ...baseEnv, PAASMON_DATA_DIR: path.join(tmp, 'data') } });
+    return /** @type {string} */ (JSON.parse((await unlessInterrupted(postgres.waitForOutput(/^(\{"url":.*\})$/m, START_TIMEOUT_MS)))[1]).url);
+  };
+  const databaseUrl = config.databaseUrl ?? await startPostgres();
+  const database = await unlessInterrupted(openDatabase({ ...config, databaseUrl }, { log }));
   setDatabase(database);
   const pool = database.pool;
   await unlessInterrupted(migrate(pool, log));
   await unlessInterrupted(seedBulletinBoard(pool));
-  const databaseUrl = config.databaseUrl ?? embeddedUrl(/** @type {any} */ (pool).options);
   const urlFile = path.join(tmp, 'database-url');
   fs.writeFileSync(urlFile, `${databaseUrl}\n`, { mode: 0o600 });
 
@@ -236,11 +241,6 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
   await new Promise((resolve) => (signal.aborted ? resolve(undefined) : signal.addEventListener('abort', resolve, { once: true })));
   out('\nstopping everything');
   return 0;
-}
-
-/** The URL of the embedded server from the pool's settings. @param {{ host: string, port: number, user: string, password: string, database: string }} o */
-function embeddedUrl(o) {
-  return `postgres://${encodeURIComponent(o.user)}:${encodeURIComponent(o.password)}@${o.host}:${o.port}/${encodeURIComponent(o.database)}`;
 }
 
 /**
