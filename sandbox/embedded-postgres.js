@@ -28,3 +28,6 @@ const onSignal = () => {
 };
 process.on('SIGTERM', onSignal);
 process.on('SIGINT', onSignal);
+// The demo killed outright (SIGKILL): this process is re-parented; the server must not outlive it.
+const parent = process.ppid;
+setInterval(() => { if (process.ppid !== parent) onSignal(); }, 1000).unref();

@@ -99,10 +99,12 @@ async function comparisonTable(pool, runIds) {
  */
 export async function demoCommand(config, { log, out }, flags, env) {
   const options = demoOptions(flags);
+  if (!fs.existsSync('/proc/self/stat')) throw new ConfigError('paasmon demo needs Linux: instance CPU and memory are read from /proc', { variable: 'demo' });
   const interrupt = new AbortController();
+  // Kept until everything is stopped: a second Ctrl-C must not end the demo half-way through its cleanup.
   const onSignal = () => interrupt.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-demo-'));
   // The embedded PostgreSQL runs as its own user when paasmon runs as root: it must enter this directory.
   fs.chmodSync(tmp, 0o755);
@@ -234,7 +236,7 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
   fs.writeFileSync(path.join(options.out, 'comparison.txt'), `${table}\n`);
   out(`\nComparison of the runs (run_summary; cpu in percent of one core, each instance entitled to one core):\n${table}`);
   out(`\nwritten: ${path.join(options.out, 'comparison.txt')}`);
-  out(`metrics: ${metricsUrl} (while the demo runs; --keep keeps it up)`);
+  out(`metrics: ${metricsUrl} served by paasmon collect during the runs${options.keep ? '' : ' (--keep keeps everything up)'}`);
 
   if (!options.keep) return 0;
   await keepRunning({ out, env, tmp, supervisor, metricsPort, urlFile, routerUrl: ready.routerUrl, sleep });
