@@ -1,15 +1,19 @@
 // `paasmon collect`: migrate, schedule the sources, serve /metrics and /healthz, shut down cleanly.
 import { once } from 'node:events';
-import { requireCloudController } from './config.js';
-import { createHttpServer } from './http.js';
-import { recentCorrelationCounts } from './correlate.js';
-import { ingestFileIncrement, ingestIncrement } from './ingest.js';
-import { createJob, createPoller, schedule } from './schedule.js';
-import { DEFAULT_BACKOFF, backoffDelay, sleep } from './retry.js';
+import { requireCloudController } from './config/index.js';
+import { createHttpServer } from './metrics-server.js';
+import { recentCorrelationCounts } from '../exporters/postgres/queries/correlation.js';
+import { ingestFileIncrement, ingestIncrement } from './pipeline/ingest.js';
+import { createJob } from './pipeline/job.js';
+import { createPoller } from './pipeline/poller.js';
+import { schedule } from './pipeline/schedule.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { retry } from '../core/retry.js';
 import { createCloudControllerSource } from './sources/cloud-controller/index.js';
 import { createRouterLogSource } from './sources/router-logs/index.js';
-import { migrate, openDatabase } from '../exporters/database.js';
-import { createPostgresSink } from '../exporters/postgres.js';
+import { openDatabase } from '../exporters/postgres/database.js';
+import { migrate } from '../exporters/postgres/migrate.js';
+import { createPostgresSink } from '../exporters/postgres/sink.js';
 import { createPrometheusSink } from '../exporters/prometheus.js';
 
 const SHUTDOWN_BUDGET_MS = 10_000;
@@ -17,7 +21,7 @@ const SHUTDOWN_BUDGET_MS = 10_000;
 const POLL_GRACE_MS = 5_000;
 
 /**
- * @param {import('./config.js').Config} config
+ * @param {import('./config/index.js').Config} config
  * @param {{ log: import('pino').Logger }} deps
  * @returns {Promise<{ port: number, stop: () => Promise<void> }>}
  */
@@ -44,14 +48,18 @@ export async function startCollector(config, { log }) {
   const poller = createPoller({ source, sinks: [prometheus, postgres], metrics: self, log, signal: abort.signal });
   const job = schedule(poller, config.pollSchedule, {
     // Written in the background: a slow or absent database must not delay or skip polls.
-    afterPoll: () => { void schemaReady.then(async (ok) => { if (ok) await postgres.flush(); }); },
+    afterPoll: () => {
+      void schemaReady.then(async (ok) => {
+        if (ok) await postgres.flush();
+      });
+    },
   });
   const startedAt = Date.now();
   const ingestDeps = { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal };
   const routerLogs = config.search.url ? startRouterLogIngest(config, ingestDeps) : undefined;
   const routerLogFile = config.routerLogFile.path ? startRouterLogFileIngest(config, ingestDeps) : undefined;
 
-  /** @param {import('./schedule.js').JobState} state @param {number} intervalMs */
+  /** @param {import('./pipeline/job.js').JobState} state @param {number} intervalMs */
   const sourceHealth = (state, intervalMs) => {
     const lastSuccess = state.lastSuccessAt?.getTime();
     const window = 3 * intervalMs;
@@ -103,7 +111,10 @@ export async function startCollector(config, { log }) {
   server.listen(config.port);
   await once(server, 'listening');
   const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
-  log.info({ port, schedule: config.pollSchedule, apps: config.cf.apps, database: database.source }, 'collect: started');
+  log.info(
+    { port, schedule: config.pollSchedule, apps: config.cf.apps, database: database.source },
+    'collect: started',
+  );
 
   let stopping;
   return {
@@ -132,42 +143,61 @@ export async function startCollector(config, { log }) {
 }
 
 /**
- * The incremental router-log ingest on INGEST_SCHEDULE, once the schema is in place.
- * @param {import('./config.js').Config} config
- * @param {{ log: import('pino').Logger, prometheus: import('../exporters/prometheus.js').PrometheusSink, pool: import('pg').Pool, schemaReady: Promise<boolean>, signal: AbortSignal }} deps
+ * @typedef {object} RouterLogIngestDeps
+ * @property {import('pino').Logger} log
+ * @property {import('../exporters/prometheus.js').PrometheusSink} prometheus
+ * @property {import('pg').Pool} pool
+ * @property {Promise<boolean>} schemaReady
+ * @property {AbortSignal} signal
  */
-function startRouterLogIngest(config, { log, prometheus, pool, schemaReady, signal }) {
-  const source = createRouterLogSource(config, { log });
-  const job = createJob({
-    name: source.name, metrics: prometheus.self, log, signal,
-    work: async (ctx) => {
-      if (!(await schemaReady)) return { records: 0 };
-      const result = await ingestIncrement(source, { now: ctx.now, delayMs: config.ingestDelayMs, lookbackMs: config.ingestLookbackMs, signal: ctx.signal },
-        { pool, metrics: prometheus, warn: ctx.warn });
-      prometheus.setIngestLag((Date.now() - Date.parse(/** @type {string} */ (result.to))) / 1000);
-      // New router rows may complete the correlation of recent runs (the views are live; the counter is not).
-      prometheus.setCorrelationCounts(await recentCorrelationCounts(pool, 24));
-      return result;
-    },
+
+/**
+ * The incremental router-log ingest from the search server on INGEST_SCHEDULE.
+ * @param {import('./config/index.js').Config} config @param {RouterLogIngestDeps} deps
+ */
+function startRouterLogIngest(config, deps) {
+  const source = createRouterLogSource(config, { log: deps.log });
+  const ingest = scheduleIngest(config, source.name, deps, async (ctx) => {
+    const result = await ingestIncrement(
+      source,
+      { now: ctx.now, delayMs: config.ingestDelayMs, lookbackMs: config.ingestLookbackMs, signal: ctx.signal },
+      { pool: deps.pool, metrics: deps.prometheus, warn: ctx.warn },
+    );
+    deps.prometheus.setIngestLag((Date.now() - Date.parse(/** @type {string} */ (result.to))) / 1000);
+    return result;
   });
-  return { source, job, schedule: schedule(job, config.ingestSchedule) };
+  return { source, ...ingest };
 }
 
 /**
  * ROUTER_LOG_FILE followed as it grows, on INGEST_SCHEDULE: each run reads the complete lines
- * after the byte offset it reached last time.
- * @param {import('./config.js').Config} config
- * @param {{ log: import('pino').Logger, prometheus: import('../exporters/prometheus.js').PrometheusSink, pool: import('pg').Pool, schemaReady: Promise<boolean>, signal: AbortSignal }} deps
+ * after the position it reached last time.
+ * @param {import('./config/index.js').Config} config @param {RouterLogIngestDeps} deps
  */
-function startRouterLogFileIngest(config, { log, prometheus, pool, schemaReady, signal }) {
+function startRouterLogFileIngest(config, deps) {
   const file = /** @type {string} */ (config.routerLogFile.path);
+  const options = { appName: config.routerLogFile.appName, correlationHeader: config.correlationHeader };
+  return scheduleIngest(config, 'router-log-file', deps, (ctx) =>
+    ingestFileIncrement(file, options, { pool: deps.pool, metrics: deps.prometheus, warn: ctx.warn }),
+  );
+}
+
+/**
+ * A router-log ingest job on INGEST_SCHEDULE, once the schema is in place.
+ * @param {import('./config/index.js').Config} config @param {string} name @param {RouterLogIngestDeps} deps
+ * @param {(ctx: import('../core/types.js').PollContext) => Promise<{ records: number }>} ingest
+ */
+function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, signal }, ingest) {
   const job = createJob({
-    name: 'router-log-file', metrics: prometheus.self, log, signal,
+    name,
+    metrics: prometheus.self,
+    log,
+    signal,
     work: async (ctx) => {
       if (!(await schemaReady)) return { records: 0 };
-      const result = await ingestFileIncrement(file, { appName: config.routerLogFile.appName, correlationHeader: config.correlationHeader },
-        { pool, metrics: prometheus, warn: ctx.warn });
-      if (result.inserted) prometheus.setCorrelationCounts(await recentCorrelationCounts(pool, 24));
+      const result = await ingest(ctx);
+      // New router rows may complete the correlation of recent runs (the views are live; the counter is not).
+      prometheus.setCorrelationCounts(await recentCorrelationCounts(pool, 24));
       return result;
     },
   });
@@ -180,24 +210,29 @@ function startRouterLogFileIngest(config, { log, prometheus, pool, schemaReady, 
  * @returns {Promise<boolean>} false only when shutdown came first
  */
 async function migrateUntilDone(pool, log, signal) {
-  for (let attempt = 0; !signal.aborted; attempt++) {
-    try {
-      const applied = await migrate(pool, log);
-      if (applied.length) log.info({ applied }, 'postgres: migrations applied');
-      return true;
-    } catch (err) {
-      const delayMs = backoffDelay(attempt, { ...DEFAULT_BACKOFF, baseDelayMs: 1000, maxDelayMs: 30_000 });
-      log.warn({ err, retryInMs: delayMs }, 'postgres: migration failed; retrying');
-      await sleep(delayMs, signal).catch(() => {});
-    }
+  try {
+    const applied = await retry(() => migrate(pool, log), {
+      backoff: { retries: Infinity, baseDelayMs: 1000, maxDelayMs: 30_000 },
+      signal,
+      onRetry: ({ err, delayMs }) => log.warn({ err, retryInMs: delayMs }, 'postgres: migration failed; retrying'),
+    });
+    if (applied.length) log.info({ applied }, 'postgres: migrations applied');
+    return true;
+  } catch (err) {
+    if (signal.aborted) return false;
+    throw err;
   }
-  return false;
 }
 
 /** @param {import('pg').Pool} pool */
 async function ping(pool) {
   try {
-    await Promise.race([pool.query('SELECT 1'), sleep(1500).then(() => { throw new Error('timeout'); })]);
+    await Promise.race([
+      pool.query('SELECT 1'),
+      sleep(1500).then(() => {
+        throw new Error('timeout');
+      }),
+    ]);
     return true;
   } catch {
     return false;

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { makeApp, startCfSimulator } from './cf-simulator.js';
 import { startGorouterStandin } from './gorouter-standin.js';
 import { createProcUsage } from './proc-usage.js';
-import { freePort } from '../exporters/database.js';
+import { freePort } from '../exporters/postgres/database.js';
 
 const INSTANCE_SERVER = fileURLToPath(new URL('./bulletin-board/server.js', import.meta.url));
 /** The CPU entitlement of one demo instance: one core. */
@@ -36,7 +36,9 @@ async function waitHealthy(url, timeoutMs) {
   while (Date.now() < deadline) {
     try {
       if ((await fetch(url)).ok) return;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`app instance did not answer ${url} within ${timeoutMs / 1000} s`);
@@ -48,7 +50,10 @@ export async function startPlatform(options) {
   const web = app.processes[0];
   const api = await startCfSimulator({ apps: [app], users: { [options.username]: options.password } });
   const router = await startGorouterStandin({
-    backends: [], appGuid: app.guid, host: `${options.appName}.apps.sandbox.local`, logFile: options.logFile,
+    backends: [],
+    appGuid: app.guid,
+    host: `${options.appName}.apps.sandbox.local`,
+    logFile: options.logFile,
     extraHeaders: [options.correlationHeader],
   });
   /** @type {Array<{ child: import('node:child_process').ChildProcess, port: number, stopping: boolean }>} */
@@ -58,15 +63,17 @@ export async function startPlatform(options) {
     router.setBackends([]);
     const stopping = running;
     running = [];
-    await Promise.all(stopping.map(async (instance) => {
-      instance.stopping = true;
-      if (instance.child.exitCode !== null || instance.child.signalCode !== null) return;
-      const exited = once(instance.child, 'exit');
-      instance.child.kill('SIGTERM');
-      const timer = setTimeout(() => instance.child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }));
+    await Promise.all(
+      stopping.map(async (instance) => {
+        instance.stopping = true;
+        if (instance.child.exitCode !== null || instance.child.signalCode !== null) return;
+        const exited = once(instance.child, 'exit');
+        instance.child.kill('SIGTERM');
+        const timer = setTimeout(() => instance.child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
   }
 
   /** Restarts the app with `count` instances; resolves once every one answers. @param {number} count */
@@ -76,27 +83,37 @@ export async function startPlatform(options) {
     for (let index = 0; index < count; index++) {
       const port = await freePort();
       const child = spawn(process.execPath, [INSTANCE_SERVER], {
-        env: { ...process.env, PORT: String(port), CF_INSTANCE_INDEX: String(index), DATABASE_URL: options.databaseUrl },
+        env: {
+          ...process.env,
+          PORT: String(port),
+          CF_INSTANCE_INDEX: String(index),
+          DATABASE_URL: options.databaseUrl,
+        },
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       /** @type {import('./cf-simulator.js').InstanceSpec} */
       const spec = { state: 'STARTING' };
       const instance = { child, port, stopping: false };
-      child.once('exit', () => { spec.state = instance.stopping ? 'DOWN' : 'CRASHED'; delete spec.live; });
+      child.once('exit', () => {
+        spec.state = instance.stopping ? 'DOWN' : 'CRASHED';
+        delete spec.live;
+      });
       web.instances.push(spec);
       running.push(instance);
     }
-    await Promise.all(running.map(async ({ child, port }, index) => {
-      await waitHealthy(`http://127.0.0.1:${port}/health`, START_TIMEOUT_MS);
-      const usage = createProcUsage(/** @type {number} */ (child.pid));
-      Object.assign(web.instances[index], {
-        state: 'RUNNING',
-        live: () => {
-          const now = usage();
-          return now && { ...now, cpuEntitlement: now.cpu / CORES_PER_INSTANCE };
-        },
-      });
-    }));
+    await Promise.all(
+      running.map(async ({ child, port }, index) => {
+        await waitHealthy(`http://127.0.0.1:${port}/health`, START_TIMEOUT_MS);
+        const usage = createProcUsage(/** @type {number} */ (child.pid));
+        Object.assign(web.instances[index], {
+          state: 'RUNNING',
+          live: () => {
+            const now = usage();
+            return now && { ...now, cpuEntitlement: now.cpu / CORES_PER_INSTANCE };
+          },
+        });
+      }),
+    );
     router.setBackends(running.map(({ port }) => `http://127.0.0.1:${port}`));
     return running.map(({ child, port }, index) => ({ index, pid: /** @type {number} */ (child.pid), port }));
   }

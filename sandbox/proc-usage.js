@@ -25,7 +25,11 @@ const PAGE_SIZE = getconf('PAGESIZE', 4096);
 export function parseProcStat(text) {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   // fields[0] is field 3 (state): utime 14, stime 15, starttime 22, rss 24.
-  return { cpuTicks: Number(fields[11]) + Number(fields[12]), startTicks: Number(fields[19]), rssPages: Number(fields[21]) };
+  return {
+    cpuTicks: Number(fields[11]) + Number(fields[12]),
+    startTicks: Number(fields[19]),
+    rssPages: Number(fields[21]),
+  };
 }
 
 /** Seconds since boot, from /proc/uptime. */

@@ -33,7 +33,9 @@ function groupAlive(pgid) {
 function signalGroup(pgid, signal) {
   try {
     process.kill(-pgid, signal);
-  } catch { /* already gone */ }
+  } catch {
+    /* already gone */
+  }
 }
 
 /** @param {string} logDir where each child's output is written */
@@ -51,7 +53,11 @@ export function createSupervisor(logDir) {
   function start(name, command, args, { env, ipc = false }) {
     const logFile = path.join(logDir, `${name}.log`);
     const log = fs.createWriteStream(logFile, { flags: 'a' });
-    const child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? /** @type {const} */ (['ipc']) : [])] });
+    const child = spawn(command, args, {
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? /** @type {const} */ (['ipc']) : [])],
+    });
     let output = '';
     /** @type {Array<() => void>} */
     const listeners = [];
@@ -63,12 +69,20 @@ export function createSupervisor(logDir) {
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
     const exited = new Promise((resolve) => {
-      child.once('close', (code, signal) => { log.end(); resolve({ code, signal }); });
-      child.once('error', (err) => { onData(Buffer.from(`${err.message}\n`)); });
+      child.once('close', (code, signal) => {
+        log.end();
+        resolve({ code, signal });
+      });
+      child.once('error', (err) => {
+        onData(Buffer.from(`${err.message}\n`));
+      });
     });
     /** @type {Child} */
     const entry = {
-      name, process: child, logFile, exited: /** @type {Promise<{ code: number | null, signal: string | null }>} */ (exited),
+      name,
+      process: child,
+      logFile,
+      exited: /** @type {Promise<{ code: number | null, signal: string | null }>} */ (exited),
       tail: () => output.slice(-TAIL_CHARS).trim(),
       waitForOutput(pattern, timeoutMs) {
         return new Promise((resolve, reject) => {
@@ -90,7 +104,11 @@ export function createSupervisor(logDir) {
             if (!listeners.includes(check)) return;
             listeners.splice(listeners.indexOf(check), 1);
             clearTimeout(timer);
-            reject(new Error(`${name} exited (${signal ?? `code ${code}`}) while starting; its last output:\n${entry.tail()}`));
+            reject(
+              new Error(
+                `${name} exited (${signal ?? `code ${code}`}) while starting; its last output:\n${entry.tail()}`,
+              ),
+            );
           });
         });
       },

@@ -9,14 +9,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseDuration } from '../config.js';
-import { ConfigError } from '../errors.js';
-import { correlationCounts } from '../correlate.js';
-import { startRun, stopRun } from '../runs.js';
-import { freePort, migrate, openDatabase } from '../../exporters/database.js';
-import { formatTable } from '../format.js';
+import { ConfigError } from '../../core/errors.js';
+import { freePort, openDatabase } from '../../exporters/postgres/database.js';
+import { migrate } from '../../exporters/postgres/migrate.js';
+import { correlationCounts } from '../../exporters/postgres/queries/correlation.js';
+import { startRun, stopRun } from '../../exporters/postgres/queries/runs.js';
 import { seedBulletinBoard } from '../../sandbox/bulletin-board/schema.js';
 import { createSupervisor } from '../../sandbox/supervisor.js';
+import { durationFlag, numberFlag } from './flags.js';
+import { formatTable } from './format.js';
 
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 const PLATFORM = fileURLToPath(new URL('../../sandbox/platform.js', import.meta.url));
@@ -42,20 +43,32 @@ class Interrupted extends Error {}
 
 /** @param {DemoFlags} flags */
 export function demoOptions(flags) {
-  const durationMs = parseDuration(flags.duration);
-  if (durationMs === undefined || durationMs < 1000) {
-    throw new ConfigError(`--duration must be a duration of at least 1s such as 20s or 2m, got ${JSON.stringify(flags.duration)}`, { variable: '--duration' });
-  }
+  const durationMs = /** @type {number} */ (durationFlag(flags.duration, '--duration'));
   const instances = flags.instances.split(',').map((s) => s.trim());
   if (!instances.length || instances.some((n) => !/^\d+$/.test(n) || Number(n) < 1 || Number(n) > 16)) {
-    throw new ConfigError(`--instances must be a comma list of instance counts from 1 to 16 such as 1,2,4, got ${JSON.stringify(flags.instances)}`, { variable: '--instances' });
+    throw new ConfigError(
+      '--instances must be a comma list of instance counts from 1 to 16 such as 1,2,4, ' +
+        `got ${JSON.stringify(flags.instances)}`,
+      { variable: '--instances' },
+    );
   }
   if (!IMPLEMENTATIONS.includes(flags.impl)) {
-    throw new ConfigError(`--impl must be one of ${IMPLEMENTATIONS.join(', ')} (the sample apps shipped in sandbox/), got ${JSON.stringify(flags.impl)}`, { variable: '--impl' });
+    throw new ConfigError(
+      `--impl must be one of ${IMPLEMENTATIONS.join(', ')} (the sample apps shipped in sandbox/), ` +
+        `got ${JSON.stringify(flags.impl)}`,
+      { variable: '--impl' },
+    );
   }
-  const parallel = Number(flags.parallel);
-  if (!Number.isInteger(parallel) || parallel < 1) throw new ConfigError(`--parallel must be a whole number of at least 1, got ${JSON.stringify(flags.parallel)}`, { variable: '--parallel' });
-  return { durationMs, durationText: flags.duration, instances: instances.map(Number), impl: flags.impl, parallel, keep: Boolean(flags.keep), out: path.resolve(flags.out) };
+  const parallel = /** @type {number} */ (numberFlag(flags.parallel, '--parallel', { integer: true, min: 1 }));
+  return {
+    durationMs,
+    durationText: flags.duration,
+    instances: instances.map(Number),
+    impl: flags.impl,
+    parallel,
+    keep: Boolean(flags.keep),
+    out: path.resolve(flags.out),
+  };
 }
 
 /** The executable `name` on PATH, if any. @param {string} name @param {Record<string, string | undefined>} env */
@@ -65,7 +78,9 @@ function onPath(name, env) {
     try {
       fs.accessSync(candidate, fs.constants.X_OK);
       return candidate;
-    } catch { /* not here */ }
+    } catch {
+      /* not here */
+    }
   }
   return undefined;
 }
@@ -75,31 +90,62 @@ function onPath(name, env) {
  * @param {import('pg').Pool} pool @param {number[]} runIds
  */
 async function comparisonTable(pool, runIds) {
-  const { rows } = await pool.query(`SELECT s.*, t.instances FROM run_summary s JOIN test_runs t ON t.id = s.run_id
-    WHERE s.run_id = ANY($1::bigint[]) ORDER BY s.run_id`, [runIds]);
+  const { rows } = await pool.query(
+    `SELECT s.*, t.instances FROM run_summary s JOIN test_runs t ON t.id = s.run_id
+    WHERE s.run_id = ANY($1::bigint[]) ORDER BY s.run_id`,
+    [runIds],
+  );
   /** @param {number | null} v @param {number} digits */
   const n = (v, digits) => (v === null || v === undefined ? '-' : Number(v).toFixed(digits));
   return formatTable(
-    ['run', 'label', 'instances', 'requests', 'throughput rps', 'e2e p50 ms', 'e2e p95 ms', 'e2e p99 ms', 'router p95 ms',
-      'cpu % of core (avg)', 'cpu utilization %', 'rps per cpu %', 'matched %'],
-    rows.map((r) => [String(r.run_id), r.label, String(r.instances), String(r.requests), n(r.throughput_rps, 1), n(r.e2e_p50_ms, 2),
-      n(r.e2e_p95_ms, 2), n(r.e2e_p99_ms, 2), n(r.router_p95_ms, 2), n(r.cpu_percent_avg, 1),
-      n(r.cpu_utilization === null ? null : r.cpu_utilization * 100, 1), n(r.throughput_per_cpu_percent, 2),
-      n(r.matched_ratio === null ? null : r.matched_ratio * 100, 1)]),
+    [
+      'run',
+      'label',
+      'instances',
+      'requests',
+      'throughput rps',
+      'e2e p50 ms',
+      'e2e p95 ms',
+      'e2e p99 ms',
+      'router p95 ms',
+      'cpu % of core (avg)',
+      'cpu utilization %',
+      'rps per cpu %',
+      'matched %',
+    ],
+    rows.map((r) => [
+      String(r.run_id),
+      r.label,
+      String(r.instances),
+      String(r.requests),
+      n(r.throughput_rps, 1),
+      n(r.e2e_p50_ms, 2),
+      n(r.e2e_p95_ms, 2),
+      n(r.e2e_p99_ms, 2),
+      n(r.router_p95_ms, 2),
+      n(r.cpu_percent_avg, 1),
+      n(r.cpu_utilization === null ? null : r.cpu_utilization * 100, 1),
+      n(r.throughput_per_cpu_percent, 2),
+      n(r.matched_ratio === null ? null : r.matched_ratio * 100, 1),
+    ]),
     new Set([0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
   );
 }
 
 /**
- * @param {import('../config.js').Config} config
+ * @param {import('../config/index.js').Config} config
  * @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx
  * @param {DemoFlags} flags
- * @param {Record<string, string | undefined>} env
  * @returns {Promise<number>}
  */
-export async function demoCommand(config, { log, out }, flags, env) {
+export async function demoCommand(config, { log, out }, flags) {
   const options = demoOptions(flags);
-  if (!fs.existsSync('/proc/self/stat')) throw new ConfigError('paasmon demo needs Linux: instance CPU and memory are read from /proc', { variable: 'demo' });
+  // Not settings: what the demo's children need to run (PATH) and where they may keep files (HOME).
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME };
+  if (!fs.existsSync('/proc/self/stat'))
+    throw new ConfigError('paasmon demo needs Linux: instance CPU and memory are read from /proc', {
+      variable: 'demo',
+    });
   const interrupt = new AbortController();
   // Kept until everything is stopped: a second Ctrl-C must not end the demo half-way through its cleanup.
   const onSignal = () => interrupt.abort();
@@ -111,10 +157,22 @@ export async function demoCommand(config, { log, out }, flags, env) {
   const supervisor = createSupervisor(tmp);
   // The demo speaks through its progress lines; the children's logs go to files.
   const quietLog = log.isLevelEnabled('debug') ? log : log.child({}, { level: 'warn' });
-  /** @type {import('../../exporters/database.js').Database | undefined} */
+  /** @type {import('../../exporters/postgres/database.js').Database | undefined} */
   let database;
   try {
-    return await runDemo({ config, log: quietLog, out, env, options, tmp, supervisor, signal: interrupt.signal, setDatabase: (d) => { database = d; } });
+    return await runDemo({
+      config,
+      log: quietLog,
+      out,
+      env,
+      options,
+      tmp,
+      supervisor,
+      signal: interrupt.signal,
+      setDatabase: (d) => {
+        database = d;
+      },
+    });
   } catch (err) {
     if (err instanceof Interrupted || interrupt.signal.aborted) {
       out('\ninterrupted: stopping everything');
@@ -133,7 +191,7 @@ export async function demoCommand(config, { log, out }, flags, env) {
 
 /**
  * @param {object} deps
- * @param {import('../config.js').Config} deps.config
+ * @param {import('../config/index.js').Config} deps.config
  * @param {import('pino').Logger} deps.log
  * @param {(line: string) => void} deps.out
  * @param {Record<string, string | undefined>} deps.env
@@ -141,26 +199,34 @@ export async function demoCommand(config, { log, out }, flags, env) {
  * @param {string} deps.tmp
  * @param {ReturnType<typeof createSupervisor>} deps.supervisor
  * @param {AbortSignal} deps.signal
- * @param {(database: import('../../exporters/database.js').Database) => void} deps.setDatabase
+ * @param {(database: import('../../exporters/postgres/database.js').Database) => void} deps.setDatabase
  */
 async function runDemo({ config, log, out, env, options, tmp, supervisor, signal, setDatabase }) {
   /** Waits for `promise` unless Ctrl-C comes first. @template T @param {Promise<T>} promise @returns {Promise<T>} */
-  const unlessInterrupted = (promise) => new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new Interrupted());
-    const onAbort = () => reject(new Interrupted());
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+  const unlessInterrupted = (promise) =>
+    new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(new Interrupted());
+      const onAbort = () => reject(new Interrupted());
+      signal.addEventListener('abort', onAbort, { once: true });
+      promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   const sleep = (/** @type {number} */ ms) => unlessInterrupted(new Promise((r) => setTimeout(r, ms)));
   const baseEnv = { PATH: env.PATH ?? '', HOME: env.HOME ?? tmp, CORRELATION_HEADER: config.correlationHeader };
 
-  out(`paasmon demo: ${options.impl} sample app "${APP}" at ${options.instances.join(', ')} instance(s), ${options.durationText} each, ${options.parallel} requests in flight`);
+  out(
+    `paasmon demo: ${options.impl} sample app "${APP}" at ${options.instances.join(', ')} instance(s), ` +
+      `${options.durationText} each, ${options.parallel} requests in flight`,
+  );
   out(`[1/5] PostgreSQL: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded server in a temporary directory'}`);
   const startPostgres = async () => {
-    const postgres = supervisor.start('postgres', process.execPath, [EMBEDDED_POSTGRES], { env: { ...baseEnv, PAASMON_DATA_DIR: path.join(tmp, 'data') } });
-    return /** @type {string} */ (JSON.parse((await unlessInterrupted(postgres.waitForOutput(/^(\{"url":.*\})$/m, START_TIMEOUT_MS)))[1]).url);
+    const postgres = supervisor.start('postgres', process.execPath, [EMBEDDED_POSTGRES], {
+      env: { ...baseEnv, PAASMON_DATA_DIR: path.join(tmp, 'data') },
+    });
+    return /** @type {string} */ (
+      JSON.parse((await unlessInterrupted(postgres.waitForOutput(/^(\{"url":.*\})$/m, START_TIMEOUT_MS)))[1]).url
+    );
   };
-  const databaseUrl = config.databaseUrl ?? await startPostgres();
+  const databaseUrl = config.databaseUrl ?? (await startPostgres());
   const database = await unlessInterrupted(openDatabase({ ...config, databaseUrl }, { log }));
   setDatabase(database);
   const pool = database.pool;
@@ -175,20 +241,40 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
   const cfPassword = crypto.randomBytes(12).toString('base64url');
   const platform = supervisor.start('platform', process.execPath, [PLATFORM], {
     ipc: true,
-    env: { ...baseEnv, DATABASE_URL: databaseUrl, ROUTER_LOG_FILE: accessLog, PLATFORM_APP_NAME: APP, CF_USERNAME: 'demo', CF_PASSWORD: cfPassword },
+    env: {
+      ...baseEnv,
+      DATABASE_URL: databaseUrl,
+      ROUTER_LOG_FILE: accessLog,
+      PLATFORM_APP_NAME: APP,
+      CF_USERNAME: 'demo',
+      CF_PASSWORD: cfPassword,
+    },
   });
-  const ready = /** @type {{ routerUrl: string, apiUrl: string }} */ (await unlessInterrupted(platformMessage(platform, 'ready')));
+  const ready = /** @type {{ routerUrl: string, apiUrl: string }} */ (
+    await unlessInterrupted(platformMessage(platform, 'ready'))
+  );
   out(`      router ${ready.routerUrl}, Cloud Controller ${ready.apiUrl}`);
 
   out('[3/5] paasmon collect: polls the Cloud Controller every second, follows the router log');
   const collect = supervisor.start('collect', CLI, ['collect'], {
     env: {
-      ...baseEnv, DATABASE_URL: databaseUrl, CF_API: ready.apiUrl, CF_USERNAME: 'demo', CF_PASSWORD: cfPassword, CF_APPS: APP,
-      POLL_SCHEDULE: '* * * * * *', INGEST_SCHEDULE: '* * * * * *', ROUTER_LOG_FILE: accessLog, ROUTER_LOG_FILE_APP: APP,
-      PORT: '0', LOG_LEVEL: 'info',
+      ...baseEnv,
+      DATABASE_URL: databaseUrl,
+      CF_API: ready.apiUrl,
+      CF_USERNAME: 'demo',
+      CF_PASSWORD: cfPassword,
+      CF_APPS: APP,
+      POLL_SCHEDULE: '* * * * * *',
+      INGEST_SCHEDULE: '* * * * * *',
+      ROUTER_LOG_FILE: accessLog,
+      ROUTER_LOG_FILE_APP: APP,
+      PORT: '0',
+      LOG_LEVEL: 'info',
     },
   });
-  const metricsPort = Number((await unlessInterrupted(collect.waitForOutput(/"port":(\d+),"schedule"/, START_TIMEOUT_MS)))[1]);
+  const metricsPort = Number(
+    (await unlessInterrupted(collect.waitForOutput(/"port":(\d+),"schedule"/, START_TIMEOUT_MS)))[1],
+  );
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   out(`      ${metricsUrl}`);
 
@@ -201,32 +287,70 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
     platform.process.send?.({ type: 'scale', instances });
     await unlessInterrupted(platformMessage(platform, 'scaled'));
     // The run starts once collect has seen every new instance running, so its CPU is in the run.
-    await unlessInterrupted(waitUntil(async () => {
-      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM instance_samples WHERE app_name = $1 AND ts > $2 AND state = 'RUNNING'
-        GROUP BY ts ORDER BY ts DESC LIMIT 1`, [APP, scaledAt]);
-      return rows[0]?.n === instances;
-    }, START_TIMEOUT_MS, `collect to see ${instances} running instance(s); collect's last output:\n${collect.tail()}`));
+    await unlessInterrupted(
+      waitUntil(
+        async () => {
+          const { rows } = await pool.query(
+            `SELECT count(*)::int AS n FROM instance_samples WHERE app_name = $1 AND ts > $2 AND state = 'RUNNING'
+        GROUP BY ts ORDER BY ts DESC LIMIT 1`,
+            [APP, scaledAt],
+          );
+          return rows[0]?.n === instances;
+        },
+        START_TIMEOUT_MS,
+        `collect to see ${instances} running instance(s); collect's last output:\n${collect.tail()}`,
+      ),
+    );
     const url = `${ready.routerUrl}/api/board`;
     const runId = await startRun(pool, {
-      label, appName: APP, implementation: options.impl, instances, parallel: options.parallel, coresPerInstance: 1,
+      label,
+      appName: APP,
+      implementation: options.impl,
+      instances,
+      parallel: options.parallel,
+      coresPerInstance: 1,
       meta: { demo: 'true', url, duration: options.durationText },
     });
     runIds.push(runId);
-    const loadgen = supervisor.start(`loadgen-${runId}`, CLI,
-      ['loadgen', '--url', url, '--duration', options.durationText, '--parallel', String(options.parallel), '--run', String(runId)],
-      { env: { ...baseEnv, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } });
+    const loadgen = supervisor.start(
+      `loadgen-${runId}`,
+      CLI,
+      [
+        'loadgen',
+        '--url',
+        url,
+        '--duration',
+        options.durationText,
+        '--parallel',
+        String(options.parallel),
+        '--run',
+        String(runId),
+      ],
+      { env: { ...baseEnv, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } },
+    );
     const exit = await unlessInterrupted(liveProgress({ pool, runId, out, exited: loadgen.exited, sleep }));
-    if (exit.code !== 0) throw new Error(`paasmon loadgen for run ${runId} failed (${exit.signal ?? `exit code ${exit.code}`}):\n${loadgen.tail()}`);
+    if (exit.code !== 0)
+      throw new Error(
+        `paasmon loadgen for run ${runId} failed (${exit.signal ?? `exit code ${exit.code}`}):\n${loadgen.tail()}`,
+      );
     await stopRun(pool, runId);
-    const counts = await unlessInterrupted(waitUntil(async () => {
-      const [c] = await correlationCounts(pool, runId);
-      return c.requests > 0 && c.matched === c.requests ? c : undefined;
-    }, CORRELATION_TIMEOUT_MS, `the router records of run ${runId} to be ingested and matched; collect's last output:\n${collect.tail()}`));
+    const counts = await unlessInterrupted(
+      waitUntil(
+        async () => {
+          const [c] = await correlationCounts(pool, runId);
+          return c.requests > 0 && c.matched === c.requests ? c : undefined;
+        },
+        CORRELATION_TIMEOUT_MS,
+        `the router records of run ${runId} to be ingested and matched; collect's last output:\n${collect.tail()}`,
+      ),
+    );
     out(`      run ${runId}: ${counts.requests} requests, every one matched with its router record`);
   }
 
   out('[5/5] paasmon correlate');
-  const correlate = supervisor.start('correlate', CLI, ['correlate'], { env: { ...baseEnv, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } });
+  const correlate = supervisor.start('correlate', CLI, ['correlate'], {
+    env: { ...baseEnv, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+  });
   const correlated = await unlessInterrupted(correlate.exited);
   if (correlated.code !== 0) throw new Error(`paasmon correlate failed:\n${correlate.tail()}`);
   out(fs.readFileSync(correlate.logFile, 'utf8').trimEnd());
@@ -234,13 +358,20 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
   const table = await comparisonTable(pool, runIds);
   fs.mkdirSync(options.out, { recursive: true });
   fs.writeFileSync(path.join(options.out, 'comparison.txt'), `${table}\n`);
-  out(`\nComparison of the runs (run_summary; cpu in percent of one core, each instance entitled to one core):\n${table}`);
+  out(
+    `\nComparison of the runs (run_summary; cpu in percent of one core, each instance entitled to one core):\n${table}`,
+  );
   out(`\nwritten: ${path.join(options.out, 'comparison.txt')}`);
-  out(`metrics: ${metricsUrl} served by paasmon collect during the runs${options.keep ? '' : ' (--keep keeps everything up)'}`);
+  out(
+    `metrics: ${metricsUrl} served by paasmon collect during the runs` +
+      (options.keep ? '' : ' (--keep keeps everything up)'),
+  );
 
   if (!options.keep) return 0;
   await keepRunning({ out, env, tmp, supervisor, metricsPort, urlFile, routerUrl: ready.routerUrl, sleep });
-  await new Promise((resolve) => (signal.aborted ? resolve(undefined) : signal.addEventListener('abort', resolve, { once: true })));
+  await new Promise((resolve) =>
+    signal.aborted ? resolve(undefined) : signal.addEventListener('abort', resolve, { once: true }),
+  );
   out('\nstopping everything');
   return 0;
 }
@@ -253,12 +384,28 @@ function platformMessage(platform, type) {
   return new Promise((resolve, reject) => {
     /** @param {any} message */
     const onMessage = (message) => {
-      if (message?.type === type) { cleanup(); resolve(message); }
-      if (message?.type === 'error') { cleanup(); reject(new Error(`platform stand-in: ${message.message}`)); }
+      if (message?.type === type) {
+        cleanup();
+        resolve(message);
+      }
+      if (message?.type === 'error') {
+        cleanup();
+        reject(new Error(`platform stand-in: ${message.message}`));
+      }
     };
-    const onExit = () => { cleanup(); reject(new Error(`platform stand-in exited; its last output:\n${platform.tail()}`)); };
-    const timer = setTimeout(() => { cleanup(); reject(new Error(`platform stand-in: no "${type}" within ${START_TIMEOUT_MS / 1000} s:\n${platform.tail()}`)); }, START_TIMEOUT_MS);
-    const cleanup = () => { clearTimeout(timer); platform.process.off('message', onMessage); platform.process.off('exit', onExit); };
+    const onExit = () => {
+      cleanup();
+      reject(new Error(`platform stand-in exited; its last output:\n${platform.tail()}`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`platform stand-in: no "${type}" within ${START_TIMEOUT_MS / 1000} s:\n${platform.tail()}`));
+    }, START_TIMEOUT_MS);
+    const cleanup = () => {
+      clearTimeout(timer);
+      platform.process.off('message', onMessage);
+      platform.process.off('exit', onExit);
+    };
     platform.process.on('message', onMessage);
     platform.process.once('exit', onExit);
   });
@@ -282,21 +429,32 @@ async function waitUntil(check, timeoutMs, what) {
 /**
  * A live line while a run goes on: requests recorded so far, their rate over the last second and
  * the app's CPU in the latest poll. Rewritten in place on a terminal, every 5 s otherwise.
- * @param {{ pool: import('pg').Pool, runId: number, out: (line: string) => void, exited: Promise<{ code: number | null, signal: string | null }>, sleep: (ms: number) => Promise<unknown> }} deps
+ * @param {{ pool: import('pg').Pool, runId: number, out: (line: string) => void,
+ *   exited: Promise<{ code: number | null, signal: string | null }>, sleep: (ms: number) => Promise<unknown> }} deps
  */
 async function liveProgress({ pool, runId, out, exited, sleep }) {
   const live = process.stdout.isTTY;
   let done;
-  exited.then((exit) => { done = exit; });
+  exited.then((exit) => {
+    done = exit;
+  });
   let previous = 0;
   const started = Date.now();
   for (let tick = 1; !done; tick++) {
     await Promise.race([sleep(1000), exited]);
     if (done) break;
-    const { rows: [r] } = await pool.query(`SELECT (SELECT count(*)::int FROM loadgen_requests WHERE run_id = $1) AS requests,
-      (SELECT sum(cpu_percent) FROM instance_samples WHERE app_name = $2 AND ts = (SELECT max(ts) FROM instance_samples WHERE app_name = $2)) AS cpu`,
-    [runId, APP]);
-    const line = `      ${((Date.now() - started) / 1000).toFixed(0)} s: ${r.requests} requests recorded, ${r.requests - previous} in the last second, app CPU ${r.cpu === null ? '-' : Number(r.cpu).toFixed(0)} % of a core`;
+    const {
+      rows: [r],
+    } = await pool.query(
+      `SELECT (SELECT count(*)::int FROM loadgen_requests WHERE run_id = $1) AS requests,
+      (SELECT sum(cpu_percent) FROM instance_samples
+        WHERE app_name = $2 AND ts = (SELECT max(ts) FROM instance_samples WHERE app_name = $2)) AS cpu`,
+      [runId, APP],
+    );
+    const cpu = r.cpu === null ? '-' : Number(r.cpu).toFixed(0);
+    const line =
+      `      ${((Date.now() - started) / 1000).toFixed(0)} s: ${r.requests} requests recorded, ` +
+      `${r.requests - previous} in the last second, app CPU ${cpu} % of a core`;
     previous = r.requests;
     if (live) process.stdout.write(`\r${line}   `);
     else if (tick % 5 === 0) out(line);
@@ -307,24 +465,43 @@ async function liveProgress({ pool, runId, out, exited, sleep }) {
 
 /**
  * --keep: everything stays up until Ctrl-C, with Prometheus scraping collect when it is installed.
- * @param {{ out: (line: string) => void, env: Record<string, string | undefined>, tmp: string, supervisor: ReturnType<typeof createSupervisor>,
+ * @param {{ out: (line: string) => void, env: Record<string, string | undefined>, tmp: string,
+ *   supervisor: ReturnType<typeof createSupervisor>,
  *   metricsPort: number, urlFile: string, routerUrl: string, sleep: (ms: number) => Promise<unknown> }} deps
  */
 async function keepRunning({ out, env, tmp, supervisor, metricsPort, urlFile, routerUrl, sleep }) {
   const prometheus = onPath('prometheus', env);
   if (prometheus) {
     const config = path.join(tmp, 'prometheus.yml');
-    fs.writeFileSync(config, fs.readFileSync(PROMETHEUS_CONFIG, 'utf8').replace('127.0.0.1:9469', `127.0.0.1:${metricsPort}`));
+    fs.writeFileSync(
+      config,
+      fs.readFileSync(PROMETHEUS_CONFIG, 'utf8').replace('127.0.0.1:9469', `127.0.0.1:${metricsPort}`),
+    );
     const port = await freePort();
-    const child = supervisor.start('prometheus', prometheus, [`--config.file=${config}`, `--storage.tsdb.path=${path.join(tmp, 'prometheus')}`,
-      `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], { env: { PATH: env.PATH ?? '' } });
+    const child = supervisor.start(
+      'prometheus',
+      prometheus,
+      [
+        `--config.file=${config}`,
+        `--storage.tsdb.path=${path.join(tmp, 'prometheus')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--log.level=warn',
+      ],
+      { env: { PATH: env.PATH ?? '' } },
+    );
     await Promise.race([sleep(2000), child.exited]);
     if (child.process.exitCode !== null) out(`prometheus did not start:\n${child.tail()}`);
-    else out(`prometheus: http://127.0.0.1:${port} (scrapes ${`127.0.0.1:${metricsPort}`} every second; Grafana data source: this URL)`);
+    else
+      out(
+        `prometheus: http://127.0.0.1:${port} (scrapes ${`127.0.0.1:${metricsPort}`} every second; Grafana data source: this URL)`,
+      );
   } else {
     out('prometheus: not installed, skipped (apt-get install prometheus, then run the demo again with --keep)');
   }
   out(`database: DATABASE_URL is in ${urlFile} (Grafana PostgreSQL data source; run_summary, correlated_requests)`);
-  out(`more load: DATABASE_URL=$(cat ${urlFile}) npx paasmon loadgen --url ${routerUrl}/api/board --duration 60s --parallel 8`);
+  out(
+    `more load: DATABASE_URL=$(cat ${urlFile}) npx paasmon loadgen --url ${routerUrl}/api/board ` +
+      '--duration 60s --parallel 8',
+  );
   out('everything stays up until Ctrl-C');
 }

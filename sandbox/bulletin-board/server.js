@@ -30,25 +30,36 @@ async function readJson(req) {
 /** @param {http.IncomingMessage} req @param {http.ServerResponse} res */
 async function route(req, res) {
   const url = new URL(req.url ?? '/', 'http://app');
-  if (url.pathname === '/health') return send(res, 200, { status: 'ok', instance: Number(process.env.CF_INSTANCE_INDEX ?? 0) });
+  if (url.pathname === '/health')
+    return send(res, 200, { status: 'ok', instance: Number(process.env.CF_INSTANCE_INDEX ?? 0) });
   if (req.method === 'GET' && url.pathname === '/api/board') {
     return send(res, 200, { posts: (await pool.query(BOARD)).rows });
   }
   const post = /^\/api\/posts\/(\d+)$/.exec(url.pathname);
   if (req.method === 'GET' && post) {
     const [found, comments] = await Promise.all([
-      pool.query(`SELECT p.*, u.name AS author FROM ${SCHEMA}.posts p JOIN ${SCHEMA}.users u ON u.id = p.author_id WHERE p.id = $1`, [post[1]]),
-      pool.query(`SELECT c.id, c.body, c.created_at, u.name AS author FROM ${SCHEMA}.comments c JOIN ${SCHEMA}.users u ON u.id = c.author_id
-        WHERE c.post_id = $1 ORDER BY c.created_at`, [post[1]]),
+      pool.query(
+        `SELECT p.*, u.name AS author FROM ${SCHEMA}.posts p JOIN ${SCHEMA}.users u ON u.id = p.author_id WHERE p.id = $1`,
+        [post[1]],
+      ),
+      pool.query(
+        `SELECT c.id, c.body, c.created_at, u.name AS author FROM ${SCHEMA}.comments c JOIN ${SCHEMA}.users u ON u.id = c.author_id
+        WHERE c.post_id = $1 ORDER BY c.created_at`,
+        [post[1]],
+      ),
     ]);
     if (!found.rows.length) return send(res, 404, { error: 'no such post' });
     return send(res, 200, { ...found.rows[0], comments: comments.rows });
   }
   if (req.method === 'POST' && url.pathname === '/api/posts') {
     const body = await readJson(req);
-    if (typeof body.title !== 'string' || typeof body.body !== 'string') return send(res, 400, { error: 'title and body are required' });
-    const { rows } = await pool.query(`INSERT INTO ${SCHEMA}.posts (author_id, title, body, created_at)
-      VALUES ((SELECT min(id) FROM ${SCHEMA}.users), $1, $2, now()) RETURNING id`, [body.title, body.body]);
+    if (typeof body.title !== 'string' || typeof body.body !== 'string')
+      return send(res, 400, { error: 'title and body are required' });
+    const { rows } = await pool.query(
+      `INSERT INTO ${SCHEMA}.posts (author_id, title, body, created_at)
+      VALUES ((SELECT min(id) FROM ${SCHEMA}.users), $1, $2, now()) RETURNING id`,
+      [body.title, body.body],
+    );
     return send(res, 201, { id: rows[0].id });
   }
   return send(res, 404, { error: 'not found' });

@@ -6,7 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { correlationCounts } from '../../collector/correlate.js';
+import { correlationCounts } from '../../exporters/postgres/queries/correlation.js';
 import { startCli, waitFor } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 import { watchProcessTree } from '../support/process-tree.js';
@@ -14,11 +14,15 @@ import { watchProcessTree } from '../support/process-tree.js';
 const demoDirs = () => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('paasmon-demo-'));
 
 /** @param {number} port @returns {Promise<boolean>} */
-const portFree = (port) => new Promise((resolve) => {
-  const socket = net.connect(port, '127.0.0.1');
-  socket.once('connect', () => { socket.destroy(); resolve(false); });
-  socket.once('error', () => resolve(true));
-});
+const portFree = (port) =>
+  new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
 
 /**
  * The exit of a process, or { code: 'timeout' } after `ms`.
@@ -27,7 +31,9 @@ const portFree = (port) => new Promise((resolve) => {
 async function exitWithin(exited, ms) {
   /** @type {NodeJS.Timeout | undefined} */
   let timer;
-  const timeout = new Promise((resolve) => { timer = setTimeout(resolve, ms, { code: 'timeout' }); });
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(resolve, ms, { code: 'timeout' });
+  });
   try {
     return await Promise.race([exited, timeout]);
   } finally {
@@ -36,7 +42,9 @@ async function exitWithin(exited, ms) {
 }
 
 /** The ports of every URL the demo printed. @param {string} stdout */
-const printedPorts = (stdout) => [...new Set([...stdout.matchAll(/http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])))];
+const printedPorts = (stdout) => [
+  ...new Set([...stdout.matchAll(/http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]))),
+];
 
 /**
  * Runs `paasmon demo` with the process tree under it watched.
@@ -52,7 +60,11 @@ function startDemo(args, env) {
 async function assertNothingLeft(demo, tmpBefore) {
   const seen = demo.tree.stop();
   assert.deepEqual(demo.tree.alive(), [], 'every process that ran under the demo is gone');
-  assert.deepEqual(demoDirs().filter((d) => !tmpBefore.includes(d)), [], 'no temporary directory left');
+  assert.deepEqual(
+    demoDirs().filter((d) => !tmpBefore.includes(d)),
+    [],
+    'no temporary directory left',
+  );
   const ports = printedPorts(demo.output.stdout);
   assert.ok(ports.length >= 2, `the demo printed its URLs:\n${demo.output.stdout}`);
   for (const port of ports) assert.ok(await portFree(port), `port ${port} is free again`);
@@ -63,8 +75,13 @@ describe('paasmon demo', () => {
   /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
   let db;
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-demo-test-out-'));
-  before(async () => { db = await startTestDatabase(); });
-  after(async () => { await db.stop(); fs.rmSync(out, { recursive: true, force: true }); });
+  before(async () => {
+    db = await startTestDatabase();
+  });
+  after(async () => {
+    await db.stop();
+    fs.rmSync(out, { recursive: true, force: true });
+  });
 
   it('runs the whole chain at 1 and 2 instances: CPU, router records, every request correlated; leaves nothing behind', async () => {
     const tmpBefore = demoDirs();
@@ -73,29 +90,68 @@ describe('paasmon demo', () => {
     assert.equal(exit.code, 0, `${demo.output.stdout}\n${demo.output.stderr}`);
     const seen = await assertNothingLeft(demo, tmpBefore);
     const commands = seen.map((p) => p.cmd);
-    assert.equal(commands.filter((c) => c.endsWith('sandbox/bulletin-board/server.js')).length, 3, `1 + 2 instance processes: ${commands.join('\n')}`);
+    assert.equal(
+      commands.filter((c) => c.endsWith('sandbox/bulletin-board/server.js')).length,
+      3,
+      `1 + 2 instance processes: ${commands.join('\n')}`,
+    );
     assert.equal(commands.filter((c) => / loadgen --url /.test(c)).length, 2, 'one loadgen per run');
     assert.equal(commands.filter((c) => c.endsWith(' collect')).length, 1);
     assert.ok(commands.some((c) => c.endsWith('sandbox/platform.js')));
 
-    const runs = (await db.query(`SELECT id, label, instances, implementation, parallel, app_name, started_at, ended_at, meta FROM test_runs ORDER BY id`)).rows;
-    assert.deepEqual(runs.map((r) => [r.label, r.instances, r.implementation, r.app_name, r.meta.demo]),
-      [['node 1 instance', 1, 'node', 'bulletin-board', 'true'], ['node 2 instances', 2, 'node', 'bulletin-board', 'true']]);
+    const runs = (
+      await db.query(
+        `SELECT id, label, instances, implementation, parallel, app_name, started_at, ended_at, meta FROM test_runs ORDER BY id`,
+      )
+    ).rows;
+    assert.deepEqual(
+      runs.map((r) => [r.label, r.instances, r.implementation, r.app_name, r.meta.demo]),
+      [
+        ['node 1 instance', 1, 'node', 'bulletin-board', 'true'],
+        ['node 2 instances', 2, 'node', 'bulletin-board', 'true'],
+      ],
+    );
     for (const run of runs) {
       assert.ok(run.ended_at > run.started_at);
-      const samples = (await db.query(`SELECT instance_index, cpu_percent, mem_bytes FROM instance_samples
-        WHERE app_name = 'bulletin-board' AND ts BETWEEN $1 AND $2 AND state = 'RUNNING'`, [run.started_at, run.ended_at])).rows;
-      assert.deepEqual(new Set(samples.map((s) => s.instance_index)), new Set(Array.from({ length: run.instances }, (_, i) => i)), `run ${run.id}: every instance sampled`);
-      assert.ok(samples.some((s) => s.cpu_percent > 0), `run ${run.id}: CPU above zero while under load`);
-      assert.ok(samples.every((s) => s.mem_bytes > 10 * 1024 * 1024), `run ${run.id}: a Node.js process's RSS`);
+      const samples = (
+        await db.query(
+          `SELECT instance_index, cpu_percent, mem_bytes FROM instance_samples
+        WHERE app_name = 'bulletin-board' AND ts BETWEEN $1 AND $2 AND state = 'RUNNING'`,
+          [run.started_at, run.ended_at],
+        )
+      ).rows;
+      assert.deepEqual(
+        new Set(samples.map((s) => s.instance_index)),
+        new Set(Array.from({ length: run.instances }, (_, i) => i)),
+        `run ${run.id}: every instance sampled`,
+      );
+      assert.ok(
+        samples.some((s) => s.cpu_percent > 0),
+        `run ${run.id}: CPU above zero while under load`,
+      );
+      assert.ok(
+        samples.every((s) => s.mem_bytes > 10 * 1024 * 1024),
+        `run ${run.id}: a Node.js process's RSS`,
+      );
       const [counts] = await correlationCounts(db.pool, run.id);
       assert.ok(counts.requests > 100, `run ${run.id}: load was generated (${counts.requests})`);
       assert.equal(counts.matched, counts.requests, `run ${run.id}: every request matched with its router record`);
-      const routerRows = (await db.query(`SELECT count(*)::int AS n, count(DISTINCT app_index)::int AS instances FROM router_requests
-        WHERE app_name = 'bulletin-board' AND received_at BETWEEN $1 AND $2`, [run.started_at, run.ended_at])).rows[0];
+      const routerRows = (
+        await db.query(
+          `SELECT count(*)::int AS n, count(DISTINCT app_index)::int AS instances FROM router_requests
+        WHERE app_name = 'bulletin-board' AND received_at BETWEEN $1 AND $2`,
+          [run.started_at, run.ended_at],
+        )
+      ).rows[0];
       assert.ok(routerRows.n >= counts.requests, `run ${run.id}: router records stored`);
-      assert.equal(routerRows.instances, run.instances, `run ${run.id}: the router spread the load over every instance`);
-      const correlated = (await db.query('SELECT e2e_ms, router_ms FROM correlated_requests WHERE run_id = $1', [run.id])).rows;
+      assert.equal(
+        routerRows.instances,
+        run.instances,
+        `run ${run.id}: the router spread the load over every instance`,
+      );
+      const correlated = (
+        await db.query('SELECT e2e_ms, router_ms FROM correlated_requests WHERE run_id = $1', [run.id])
+      ).rows;
       assert.equal(correlated.length, counts.requests);
       const inverted = correlated.filter((r) => !(r.e2e_ms >= r.router_ms));
       assert.deepEqual(inverted, [], `run ${run.id}: the client never sees less than the router measured`);
@@ -108,9 +164,15 @@ describe('paasmon demo', () => {
   it('stops everything when interrupted with SIGINT in the middle of a run (embedded PostgreSQL)', async () => {
     const tmpBefore = demoDirs();
     const demo = startDemo(['--duration', '60s', '--instances', '1', '--out', out], {});
-    await waitFor(() => demo.tree.alive().some((p) => / loadgen --url /.test(p.cmd)), { timeoutMs: 90_000, what: `the run to start\n${demo.output.stdout}\n${demo.output.stderr}` });
+    await waitFor(() => demo.tree.alive().some((p) => / loadgen --url /.test(p.cmd)), {
+      timeoutMs: 90_000,
+      what: `the run to start\n${demo.output.stdout}\n${demo.output.stderr}`,
+    });
     await new Promise((r) => setTimeout(r, 1500));
-    assert.ok(demo.tree.alive().some((p) => /postgres/.test(p.cmd)), 'the embedded PostgreSQL ran under the demo');
+    assert.ok(
+      demo.tree.alive().some((p) => /postgres/.test(p.cmd)),
+      'the embedded PostgreSQL ran under the demo',
+    );
     demo.child.kill('SIGINT');
     const exit = await exitWithin(demo.exited, 30_000);
     assert.equal(exit.code, 130, `${demo.output.stdout}\n${demo.output.stderr}`);
@@ -120,25 +182,41 @@ describe('paasmon demo', () => {
 
   it('--keep stays up with Prometheus scraping collect until Ctrl-C, then stops everything and exits 0', async () => {
     const tmpBefore = demoDirs();
-    const demo = startDemo(['--duration', '2s', '--instances', '1', '--parallel', '2', '--keep', '--out', out], { DATABASE_URL: db.url });
-    await waitFor(() => /everything stays up until Ctrl-C/.test(demo.output.stdout), { timeoutMs: 90_000, what: `the demo to stay up\n${demo.output.stdout}\n${demo.output.stderr}` });
+    const demo = startDemo(['--duration', '2s', '--instances', '1', '--parallel', '2', '--keep', '--out', out], {
+      DATABASE_URL: db.url,
+    });
+    await waitFor(() => /everything stays up until Ctrl-C/.test(demo.output.stdout), {
+      timeoutMs: 90_000,
+      what: `the demo to stay up\n${demo.output.stdout}\n${demo.output.stderr}`,
+    });
     const prometheus = /^prometheus: (http:\/\/127\.0\.0\.1:\d+) /m.exec(demo.output.stdout)?.[1];
     assert.ok(prometheus, `Prometheus is installed here (.ci/run), so the demo starts it:\n${demo.output.stdout}`);
     /** @param {string} query */
-    const vector = async (query) => /** @type {any} */ (await (await fetch(`${prometheus}/api/v1/query?query=${encodeURIComponent(query)}`)).json()).data.result;
-    await waitFor(async () => (await vector('paasmon_instance_cpu_percent{app="bulletin-board"}')).length === 1, { timeoutMs: 30_000, what: 'Prometheus to scrape the instance CPU' });
+    const vector = async (query) =>
+      /** @type {any} */ (await (await fetch(`${prometheus}/api/v1/query?query=${encodeURIComponent(query)}`)).json())
+        .data.result;
+    await waitFor(async () => (await vector('paasmon_instance_cpu_percent{app="bulletin-board"}')).length === 1, {
+      timeoutMs: 30_000,
+      what: 'Prometheus to scrape the instance CPU',
+    });
     assert.equal((await vector('up{job="paasmon"}'))[0].value[1], '1');
     demo.child.kill('SIGINT');
     const exit = await exitWithin(demo.exited, 30_000);
     assert.equal(exit.code, 0, `${demo.output.stdout}\n${demo.output.stderr}`);
     const seen = await assertNothingLeft(demo, tmpBefore);
-    assert.ok(seen.some((p) => /prometheus --config\.file=/.test(p.cmd)), 'Prometheus ran under the demo');
+    assert.ok(
+      seen.some((p) => /prometheus --config\.file=/.test(p.cmd)),
+      'Prometheus ran under the demo',
+    );
   });
 
   it('exits 2 with one line on bad flags', async () => {
     const demo = startCli(['demo', '--instances', '1,zero'], {});
     const exit = await demo.exited;
     assert.equal(exit.code, 2);
-    assert.match(demo.output.stderr, /^paasmon: invalid configuration: --instances must be a comma list of instance counts/m);
+    assert.match(
+      demo.output.stderr,
+      /^paasmon: invalid configuration: --instances must be a comma list of instance counts/m,
+    );
   });
 });

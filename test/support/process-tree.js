@@ -36,7 +36,11 @@ export function watchProcessTree(rootPid, { intervalMs = 100 } = {}) {
       const key = `${pid}:${stat.start}`;
       if (!seen.has(key)) {
         let cmd = '';
-        try { cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim(); } catch { /* gone */ }
+        try {
+          cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+        } catch {
+          /* gone */
+        }
         seen.set(key, { pid, pgid: stat.pgid, start: stat.start, cmd });
       }
       queue.push(...(children.get(pid) ?? []));
@@ -46,7 +50,11 @@ export function watchProcessTree(rootPid, { intervalMs = 100 } = {}) {
   const timer = setInterval(scan, intervalMs);
   return {
     /** Stops watching; every descendant seen. */
-    stop() { clearInterval(timer); scan(); return [...seen.values()]; },
+    stop() {
+      clearInterval(timer);
+      scan();
+      return [...seen.values()];
+    },
     /** Those seen that still run (same pid and start time). */
     alive() {
       return [...seen.values()].filter((p) => statOf(p.pid)?.start === p.start);
