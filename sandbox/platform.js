@@ -3,7 +3,7 @@
 // and writes gorouter access-log lines (gorouter-standin.js), and answers the Cloud Controller v3
 // and UAA endpoints (cf-simulator.js) with each instance's real CPU and memory from /proc.
 //
-// Run as a child with an IPC channel (child_process.fork); settings come from the environment.
+// Run as a child with an IPC channel (startPlatformChild below); settings come from the environment.
 // Messages in: { type: 'scale', instances: n } (every instance restarted, as `cf scale` + restart).
 // Messages out: { type: 'ready', routerUrl, apiUrl, appGuid }, { type: 'scaled', instances: [{ index, pid, port }] },
 // { type: 'error', message }. Exits, stopping every instance, on SIGTERM, SIGINT or when the parent goes away.
@@ -129,6 +129,64 @@ export async function startPlatform(options) {
       await api.close();
     },
   };
+}
+
+/**
+ * Starts the platform as a child process of `supervisor` and speaks its IPC protocol for the parent.
+ * @param {ReturnType<typeof import('./supervisor.js').createSupervisor>} supervisor
+ * @param {Record<string, string>} env PLATFORM_APP_NAME, DATABASE_URL, ROUTER_LOG_FILE, CF_USERNAME, CF_PASSWORD, ...
+ * @param {number} timeoutMs for starting and for each scaling
+ */
+export async function startPlatformChild(supervisor, env, timeoutMs) {
+  const child = supervisor.start('platform', process.execPath, [fileURLToPath(import.meta.url)], { ipc: true, env });
+  const ready = await nextMessage(child, 'ready', timeoutMs);
+  return {
+    /** @type {string} */ routerUrl: ready.routerUrl,
+    /** @type {string} */ apiUrl: ready.apiUrl,
+    /**
+     * Restarts the app with `instances` instances, resolved once every one answers.
+     * @param {number} instances @returns {Promise<Array<{ index: number, pid: number, port: number }>>}
+     */
+    async scale(instances) {
+      child.process.send?.({ type: 'scale', instances });
+      return (await nextMessage(child, 'scaled', timeoutMs)).instances;
+    },
+  };
+}
+
+/**
+ * The next message of `type` from the platform child, or its failure.
+ * @param {import('./supervisor.js').Child} platform @param {string} type @param {number} timeoutMs
+ * @returns {Promise<any>}
+ */
+function nextMessage(platform, type, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      clearTimeout(timer);
+      platform.process.off('message', onMessage);
+      platform.process.off('exit', onExit);
+    };
+    /** @param {any} message */
+    const onMessage = (message) => {
+      if (message?.type === type) {
+        cleanup();
+        resolve(message);
+      } else if (message?.type === 'error') {
+        cleanup();
+        reject(new Error(`platform stand-in: ${message.message}`));
+      }
+    };
+    const onExit = () => {
+      cleanup();
+      reject(new Error(`platform stand-in exited; its last output:\n${platform.tail()}`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`platform stand-in: no "${type}" within ${timeoutMs / 1000} s:\n${platform.tail()}`));
+    }, timeoutMs);
+    platform.process.on('message', onMessage);
+    platform.process.once('exit', onExit);
+  });
 }
 
 /** Entry point of the child process. */

@@ -15,12 +15,12 @@ import { migrate } from '../../exporters/postgres/migrate.js';
 import { correlationCounts } from '../../exporters/postgres/queries/correlation.js';
 import { startRun, stopRun } from '../../exporters/postgres/queries/runs.js';
 import { seedBulletinBoard } from '../../sandbox/bulletin-board/schema.js';
+import { startPlatformChild } from '../../sandbox/platform.js';
 import { createSupervisor } from '../../sandbox/supervisor.js';
 import { durationFlag, numberFlag } from './flags.js';
 import { formatTable } from './format.js';
 
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
-const PLATFORM = fileURLToPath(new URL('../../sandbox/platform.js', import.meta.url));
 const EMBEDDED_POSTGRES = fileURLToPath(new URL('../../sandbox/embedded-postgres.js', import.meta.url));
 const PROMETHEUS_CONFIG = fileURLToPath(new URL('../../prometheus/demo.yml', import.meta.url));
 const APP = 'bulletin-board';
@@ -239,20 +239,15 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
   const accessLog = path.join(tmp, 'gorouter-access.log');
   fs.writeFileSync(accessLog, '');
   const cfPassword = crypto.randomBytes(12).toString('base64url');
-  const platform = supervisor.start('platform', process.execPath, [PLATFORM], {
-    ipc: true,
-    env: {
-      ...baseEnv,
-      DATABASE_URL: databaseUrl,
-      ROUTER_LOG_FILE: accessLog,
-      PLATFORM_APP_NAME: APP,
-      CF_USERNAME: 'demo',
-      CF_PASSWORD: cfPassword,
-    },
-  });
-  const ready = /** @type {{ routerUrl: string, apiUrl: string }} */ (
-    await unlessInterrupted(platformMessage(platform, 'ready'))
-  );
+  const platformEnv = {
+    ...baseEnv,
+    DATABASE_URL: databaseUrl,
+    ROUTER_LOG_FILE: accessLog,
+    PLATFORM_APP_NAME: APP,
+    CF_USERNAME: 'demo',
+    CF_PASSWORD: cfPassword,
+  };
+  const ready = await unlessInterrupted(startPlatformChild(supervisor, platformEnv, START_TIMEOUT_MS));
   out(`      router ${ready.routerUrl}, Cloud Controller ${ready.apiUrl}`);
 
   out('[3/5] paasmon collect: polls the Cloud Controller every second, follows the router log');
@@ -284,8 +279,7 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
     const label = `${options.impl} ${instances} instance${instances === 1 ? '' : 's'}`;
     out(`[4/5] run ${i + 1} of ${options.instances.length}: ${label}`);
     const scaledAt = new Date();
-    platform.process.send?.({ type: 'scale', instances });
-    await unlessInterrupted(platformMessage(platform, 'scaled'));
+    await unlessInterrupted(ready.scale(instances));
     // The run starts once collect has seen every new instance running, so its CPU is in the run.
     await unlessInterrupted(
       waitUntil(
@@ -374,41 +368,6 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
   );
   out('\nstopping everything');
   return 0;
-}
-
-/**
- * The next message of `type` from the platform child, or its failure.
- * @param {import('../../sandbox/supervisor.js').Child} platform @param {string} type
- */
-function platformMessage(platform, type) {
-  return new Promise((resolve, reject) => {
-    /** @param {any} message */
-    const onMessage = (message) => {
-      if (message?.type === type) {
-        cleanup();
-        resolve(message);
-      }
-      if (message?.type === 'error') {
-        cleanup();
-        reject(new Error(`platform stand-in: ${message.message}`));
-      }
-    };
-    const onExit = () => {
-      cleanup();
-      reject(new Error(`platform stand-in exited; its last output:\n${platform.tail()}`));
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(new Error(`platform stand-in: no "${type}" within ${START_TIMEOUT_MS / 1000} s:\n${platform.tail()}`));
-    }, START_TIMEOUT_MS);
-    const cleanup = () => {
-      clearTimeout(timer);
-      platform.process.off('message', onMessage);
-      platform.process.off('exit', onExit);
-    };
-    platform.process.on('message', onMessage);
-    platform.process.once('exit', onExit);
-  });
 }
 
 /**
