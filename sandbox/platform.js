@@ -138,7 +138,11 @@ export async function startPlatform(options) {
  * @param {number} timeoutMs for starting and for each scaling
  */
 export async function startPlatformChild(supervisor, env, timeoutMs) {
-  const child = supervisor.start('platform', process.execPath, [fileURLToPath(import.meta.url)], { ipc: true, env });
+  const child = supervisor.start('platform', process.execPath, [fileURLToPath(import.meta.url)], {
+    ipc: true,
+    essential: true,
+    env,
+  });
   const ready = await nextMessage(child, 'ready', timeoutMs);
   return {
     /** @type {string} */ routerUrl: ready.routerUrl,

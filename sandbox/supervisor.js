@@ -42,15 +42,24 @@ function signalGroup(pgid, signal) {
 export function createSupervisor(logDir) {
   /** @type {Child[]} */
   const children = [];
+  let stopping = false;
+  /** @type {(err: Error) => void} */
+  let fail = () => {};
+  /** Rejects when an essential child ends before stopAll: what the parent waits on must not wait for it. */
+  const failed = new Promise((_, reject) => {
+    fail = reject;
+  });
+  failed.catch(() => {});
 
   /**
    * @param {string} name
    * @param {string} command
    * @param {string[]} args
-   * @param {{ env: Record<string, string>, ipc?: boolean }} options
+   * @param {{ env: Record<string, string>, ipc?: boolean, essential?: boolean }} options
+   *   essential: the parent cannot go on without it (its end rejects `failed`)
    * @returns {Child}
    */
-  function start(name, command, args, { env, ipc = false }) {
+  function start(name, command, args, { env, ipc = false, essential = false }) {
     const logFile = path.join(logDir, `${name}.log`);
     const log = fs.createWriteStream(logFile, { flags: 'a' });
     const child = spawn(command, args, {
@@ -113,6 +122,16 @@ export function createSupervisor(logDir) {
         });
       },
     };
+    if (essential) {
+      entry.exited.then(({ code, signal }) => {
+        if (!stopping)
+          fail(
+            new Error(
+              `${name} ended unexpectedly (${signal ?? `exit code ${code}`}); its last output:\n${entry.tail()}`,
+            ),
+          );
+      });
+    }
     children.push(entry);
     return entry;
   }
@@ -136,8 +155,10 @@ export function createSupervisor(logDir) {
   return {
     start,
     stop,
+    failed,
     /** Stops every child, the last started first. */
     async stopAll() {
+      stopping = true;
       for (const child of [...children].reverse()) await stop(child);
       children.length = 0;
     },

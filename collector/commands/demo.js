@@ -202,12 +202,16 @@ export async function demoCommand(config, { log, out }, flags) {
  * @param {(database: import('../../exporters/postgres/database.js').Database) => void} deps.setDatabase
  */
 async function runDemo({ config, log, out, env, options, tmp, supervisor, signal, setDatabase }) {
-  /** Waits for `promise` unless Ctrl-C comes first. @template T @param {Promise<T>} promise @returns {Promise<T>} */
+  /**
+   * Waits for `promise` unless Ctrl-C, or the end of a child the demo cannot go on without, comes first.
+   * @template T @param {Promise<T>} promise @returns {Promise<T>}
+   */
   const unlessInterrupted = (promise) =>
     new Promise((resolve, reject) => {
       if (signal.aborted) return reject(new Interrupted());
       const onAbort = () => reject(new Interrupted());
       signal.addEventListener('abort', onAbort, { once: true });
+      supervisor.failed.catch(reject);
       promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
     });
   const sleep = (/** @type {number} */ ms) => unlessInterrupted(new Promise((r) => setTimeout(r, ms)));
@@ -221,6 +225,7 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
   const startPostgres = async () => {
     const postgres = supervisor.start('postgres', process.execPath, [EMBEDDED_POSTGRES], {
       env: { ...baseEnv, PAASMON_DATA_DIR: path.join(tmp, 'data') },
+      essential: true,
     });
     return /** @type {string} */ (
       JSON.parse((await unlessInterrupted(postgres.waitForOutput(/^(\{"url":.*\})$/m, START_TIMEOUT_MS)))[1]).url
@@ -252,6 +257,7 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
 
   out('[3/5] paasmon collect: polls the Cloud Controller every second, follows the router log');
   const collect = supervisor.start('collect', CLI, ['collect'], {
+    essential: true,
     env: {
       ...baseEnv,
       DATABASE_URL: databaseUrl,
@@ -292,7 +298,7 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
           return rows[0]?.n === instances;
         },
         START_TIMEOUT_MS,
-        `collect to see ${instances} running instance(s); collect's last output:\n${collect.tail()}`,
+        () => `collect to see ${instances} running instance(s); collect's last output:\n${collect.tail()}`,
       ),
     );
     const url = `${ready.routerUrl}/api/board`;
@@ -335,7 +341,8 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
           return c.requests > 0 && c.matched === c.requests ? c : undefined;
         },
         CORRELATION_TIMEOUT_MS,
-        `the router records of run ${runId} to be ingested and matched; collect's last output:\n${collect.tail()}`,
+        () =>
+          `the router records of run ${runId} to be ingested and matched; collect's last output:\n${collect.tail()}`,
       ),
     );
     out(`      run ${runId}: ${counts.requests} requests, every one matched with its router record`);
@@ -372,7 +379,8 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
 
 /**
  * Polls `check` until it returns something truthy.
- * @template T @param {() => Promise<T>} check @param {number} timeoutMs @param {string} what
+ * @template T @param {() => Promise<T>} check @param {number} timeoutMs
+ * @param {() => string} what described when the time is up (with the output of then)
  * @returns {Promise<NonNullable<T>>}
  */
 async function waitUntil(check, timeoutMs, what) {
@@ -380,7 +388,7 @@ async function waitUntil(check, timeoutMs, what) {
   for (;;) {
     const value = await check();
     if (value) return /** @type {NonNullable<T>} */ (value);
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what()}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }

@@ -180,6 +180,22 @@ describe('paasmon demo', () => {
     await assertNothingLeft(demo, tmpBefore);
   });
 
+  it('fails at once, stopping everything, when a process it needs dies mid-run', async () => {
+    const tmpBefore = demoDirs();
+    const demo = startDemo(['--duration', '60s', '--instances', '1', '--out', out], { DATABASE_URL: db.url });
+    const collect = await waitFor(
+      () =>
+        demo.tree.alive().some((p) => / loadgen --url /.test(p.cmd)) &&
+        demo.tree.alive().find((p) => p.cmd.endsWith(' collect')),
+      { timeoutMs: 90_000, what: `the run to start\n${demo.output.stdout}\n${demo.output.stderr}` },
+    );
+    process.kill(collect.pid, 'SIGKILL');
+    const exit = await exitWithin(demo.exited, 30_000);
+    assert.equal(exit.code, 1, `${demo.output.stdout}\n${demo.output.stderr}`);
+    assert.match(demo.output.stderr, /^paasmon: collect ended unexpectedly \(SIGKILL\)/m);
+    await assertNothingLeft(demo, tmpBefore);
+  });
+
   it('--keep stays up with Prometheus scraping collect until Ctrl-C, then stops everything and exits 0', async () => {
     const tmpBefore = demoDirs();
     const demo = startDemo(['--duration', '2s', '--instances', '1', '--parallel', '2', '--keep', '--out', out], {
