@@ -1,0 +1,56 @@
+// What the three dashboards share: datasource variables, the SQL query shape of Grafana's
+// PostgreSQL plugin (the foundation SDK has no builder for it), ids and the schema version.
+import { DatasourceVariableBuilder, VariableHide } from '@grafana/grafana-foundation-sdk/dashboard';
+
+/**
+ * Grafana 10.0 writes schemaVersion 38; Grafana 10, 11 and 12 all load it (later versions migrate it
+ * up on load, nothing migrates down), so the generated files stay loadable by all three.
+ */
+export const SCHEMA_VERSION = 38;
+
+/** Plugin ids (the PostgreSQL plugin carries this id since Grafana 10.2.3; `postgres` is its alias). */
+export const PROMETHEUS = 'prometheus';
+export const POSTGRESQL = 'grafana-postgresql-datasource';
+
+/** Uids, stable: links between the dashboards and bookmarks rely on them. */
+export const UIDS = /** @type {const} */ ({ live: 'paasmon-live-run', runs: 'paasmon-runs', router: 'paasmon-router-detail' });
+
+/** Every panel and query reads its datasource from this variable. */
+export const DATASOURCE_VARIABLE = 'datasource';
+
+/** @param {string} type @param {string} label */
+export function datasourceVariable(type, label) {
+  return new DatasourceVariableBuilder(DATASOURCE_VARIABLE).label(label).type(type).hide(VariableHide.DontHide);
+}
+
+/** @param {string} type */
+export const datasourceRef = (type) => ({ type, uid: `\${${DATASOURCE_VARIABLE}}` });
+
+/**
+ * A raw-SQL query of the PostgreSQL datasource, as its query editor saves one in code mode.
+ * @param {string} rawSql @param {{ format?: 'table' | 'time_series', refId?: string }} [options]
+ * @returns {import('@grafana/grafana-foundation-sdk/cog').Builder<import('@grafana/grafana-foundation-sdk/cog').Dataquery>}
+ */
+export function sql(rawSql, { format = 'table', refId = 'A' } = {}) {
+  const query = {
+    refId, datasource: datasourceRef(POSTGRESQL), editorMode: 'code', format, rawQuery: true, rawSql: rawSql.trim(),
+    _implementsDataqueryVariant() {},
+  };
+  return { build: () => query };
+}
+
+/**
+ * Finishes a built dashboard: schema version, panel ids in reading order, and JSON without
+ * functions or undefined members (the SDK's query variants carry a marker method).
+ * @param {import('@grafana/grafana-foundation-sdk/dashboard').Dashboard} dashboard
+ */
+export function finish(dashboard) {
+  const json = JSON.parse(JSON.stringify(dashboard));
+  json.schemaVersion = SCHEMA_VERSION;
+  let id = 1;
+  for (const panel of json.panels ?? []) {
+    panel.id = id++;
+    for (const inner of panel.panels ?? []) inner.id = id++;
+  }
+  return json;
+}
