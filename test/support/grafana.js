@@ -107,8 +107,11 @@ function sqlMacro(name, args, from, to) {
   }
 }
 
-/** Regex special characters escaped, as Grafana's Prometheus datasource does for multi values. @param {string} v */
-const escapeRegex = (v) => v.replace(/[\\^$*+?.()|[\]{}]/g, '\\$&');
+/**
+ * Grafana's prometheusSpecialRegexEscape: regex characters get a backslash, written doubled because
+ * the value lands inside a PromQL string literal. @param {string} v
+ */
+const escapeRegex = (v) => v.replace(/\\/g, '\\\\\\\\').replace(/[$^*{}[\]'+?.()|]/g, '\\\\$&');
 
 /**
  * Expands a Prometheus expression as Grafana does: a multi-value variable as (a|b) with regex
