@@ -1,6 +1,6 @@
 // What the three dashboards share: datasource variables, the SQL query shape of Grafana's
 // PostgreSQL plugin (the foundation SDK has no builder for it), ids and the schema version.
-import { DatasourceVariableBuilder, VariableHide } from '@grafana/grafana-foundation-sdk/dashboard';
+import { AnnotationQueryBuilder, DatasourceVariableBuilder, VariableHide } from '@grafana/grafana-foundation-sdk/dashboard';
 
 /**
  * Grafana 10.0 writes schemaVersion 38; Grafana 10, 11 and 12 all load it (later versions migrate it
@@ -37,6 +37,18 @@ export function sql(rawSql, { format = 'table', refId = 'A' } = {}) {
     _implementsDataqueryVariant() {},
   };
   return { build: () => query };
+}
+
+/** Each run from test_runs as a region, start to end (a run still going ends now). */
+export const RUN_ANNOTATIONS_SQL = `
+SELECT started_at AS time, coalesce(ended_at, now()) AS "timeEnd", label || ' (run ' || id || ')' AS text, 'paasmon-run' AS tags
+FROM test_runs
+WHERE started_at <= $__timeTo() AND coalesce(ended_at, now()) >= $__timeFrom()
+ORDER BY started_at`;
+
+export function runAnnotations() {
+  return new AnnotationQueryBuilder().name('Runs').datasource(datasourceRef(POSTGRESQL)).enable(true).iconColor('rgba(0, 211, 255, 1)')
+    .target(/** @type {any} */ (sql(RUN_ANNOTATIONS_SQL)));
 }
 
 /**

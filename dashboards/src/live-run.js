@@ -38,7 +38,7 @@ const ratio = (metric, all, part, by) => `(sum by (${by}) (rate(${metric}{${all}
 
 export function liveRunDashboard() {
   const builder = new DashboardBuilder('paasmon — live run')
-    .uid(UIDS.live).tags(['paasmon']).editable().tooltip(DashboardCursorSync.Crosshair).refresh('10s').time({ from: 'now-30m', to: 'now' }).timezone('utc')
+    .uid(UIDS.live).tags(['paasmon']).readonly().tooltip(DashboardCursorSync.Crosshair).refresh('10s').time({ from: 'now-30m', to: 'now' }).timezone('utc')
     .description('A load test as it runs: Cloud Foundry instances, gorouter and load-generator latency, and the paasmon collector itself.')
     .link(new DashboardLinkBuilder('paasmon dashboards').type(DashboardLinkType.Dashboards).tags(['paasmon']).asDropdown(true).keepTime(true).includeVars(false))
     .withVariable(datasourceVariable(PROMETHEUS, 'Prometheus'))

@@ -5,7 +5,7 @@ import { HeatmapCellLayout, StackingConfigBuilder, StackingMode } from '@grafana
 import * as heatmap from '@grafana/grafana-foundation-sdk/heatmap';
 import * as table from '@grafana/grafana-foundation-sdk/table';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
-import { POSTGRESQL, UIDS, datasourceRef, datasourceVariable, finish, sql } from './common.js';
+import { POSTGRESQL, UIDS, datasourceRef, datasourceVariable, finish, runAnnotations, sql } from './common.js';
 
 const IN_RANGE = '$__timeFilter(received_at) AND app_name IN ($app)';
 
@@ -71,9 +71,10 @@ const series = (title, description, unit) => new timeseries.PanelBuilder().title
 
 export function routerDetailDashboard() {
   const builder = new DashboardBuilder('paasmon — router detail')
-    .uid(UIDS.router).tags(['paasmon']).editable().time({ from: 'now-1h', to: 'now' }).timezone('utc')
+    .uid(UIDS.router).tags(['paasmon']).readonly().time({ from: 'now-1h', to: 'now' }).timezone('utc')
     .description('Gorouter access-log records from PostgreSQL: latency distribution, slowest requests with their correlation ids, per app instance.')
     .link(new DashboardLinkBuilder('paasmon dashboards').type(DashboardLinkType.Dashboards).tags(['paasmon']).asDropdown(true).keepTime(true).includeVars(false))
+    .annotation(runAnnotations())
     .withVariable(datasourceVariable(POSTGRESQL, 'PostgreSQL'))
     .withVariable(new QueryVariableBuilder('app').label('app').datasource(ds())
       .query('SELECT DISTINCT app_name FROM router_requests WHERE $__timeFilter(received_at) AND app_name IS NOT NULL ORDER BY 1')

@@ -2,13 +2,13 @@
 // side. Reads the documented tables and views only (test_runs, run_summary, instance_samples,
 // loadgen_requests), so the numbers are those of `paasmon correlate` and the SQL reports.
 import {
-  AnnotationQueryBuilder, DashboardBuilder, DashboardLinkBuilder, DashboardLinkType, QueryVariableBuilder, RowBuilder, VariableRefresh,
+  DashboardBuilder, DashboardLinkBuilder, DashboardLinkType, QueryVariableBuilder, RowBuilder, VariableRefresh,
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import * as barchart from '@grafana/grafana-foundation-sdk/barchart';
 import * as table from '@grafana/grafana-foundation-sdk/table';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import * as xychart from '@grafana/grafana-foundation-sdk/xychart';
-import { POSTGRESQL, UIDS, datasourceRef, datasourceVariable, finish, sql } from './common.js';
+import { POSTGRESQL, UIDS, datasourceRef, datasourceVariable, finish, runAnnotations, sql } from './common.js';
 
 /** Run ids picked in the `run` variable (Grafana quotes each: '3','7'). */
 const SELECTED = 'IN ($run)';
@@ -60,12 +60,6 @@ FROM loadgen_requests
 WHERE run_id ${SELECTED} AND $__timeFilter(started_at)
 GROUP BY 1, 2 ORDER BY 1`;
 
-export const RUN_ANNOTATIONS_SQL = `
-SELECT started_at AS time, coalesce(ended_at, now()) AS "timeEnd", label || ' (run ' || id || ')' AS text, 'paasmon-run' AS tags
-FROM test_runs
-WHERE started_at <= $__timeTo() AND coalesce(ended_at, now()) >= $__timeFrom()
-ORDER BY started_at`;
-
 const ds = () => datasourceRef(POSTGRESQL);
 
 /** Splits a long frame into one frame per `series`, so an XY chart draws one line each. */
@@ -83,15 +77,14 @@ const xy = (title, description) => new xychart.PanelBuilder().title(title).descr
 
 export function runsDashboard() {
   const builder = new DashboardBuilder('paasmon — runs')
-    .uid(UIDS.runs).tags(['paasmon']).editable().time({ from: 'now-7d', to: 'now' }).timezone('utc')
+    .uid(UIDS.runs).tags(['paasmon']).readonly().time({ from: 'now-7d', to: 'now' }).timezone('utc')
     .description('Load-test runs from PostgreSQL: every run in the time range, and the runs picked in "run" compared side by side.')
     .link(new DashboardLinkBuilder('paasmon dashboards').type(DashboardLinkType.Dashboards).tags(['paasmon']).asDropdown(true).keepTime(true).includeVars(false))
     .withVariable(datasourceVariable(POSTGRESQL, 'PostgreSQL'))
     .withVariable(new QueryVariableBuilder('run').label('runs to compare').datasource(ds())
       .query("SELECT id AS __value, id || ' ' || label AS __text FROM test_runs ORDER BY id DESC")
       .refresh(VariableRefresh.OnDashboardLoad).multi(true).includeAll(false))
-    .annotation(new AnnotationQueryBuilder().name('Runs').datasource(ds()).enable(true).iconColor('rgba(0, 211, 255, 1)')
-      .target(/** @type {any} */ (sql(RUN_ANNOTATIONS_SQL))));
+    .annotation(runAnnotations());
 
   builder.withRow(new RowBuilder('All runs in the time range'))
     .withPanel(new table.PanelBuilder().title('Runs').description('One row per run (run_summary). Click a run to open its router detail over its own time range.')

@@ -46,6 +46,7 @@ const EXPECTED_COLUMNS = {
   'paasmon-router-detail panel "Requests per second per instance" A': ['time', 'metric', 'requests_per_second'],
   'paasmon-router-detail panel "p95 per instance" A': ['time', 'metric', 'p95_ms'],
   'paasmon-router-detail variable app': ['app_name'],
+  'paasmon-router-detail annotation "Runs"': ['time', 'timeEnd', 'text', 'tags'],
   'paasmon-router-detail variable run': ['__value', '__text'],
 };
 

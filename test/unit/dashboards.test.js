@@ -116,7 +116,7 @@ describe('dashboards', () => {
             .filter((type) => ![...variables.values()].some((v) => v.type === 'datasource' && v.name === 'datasource' && v.query === type))
             .map((type) => `no "datasource" variable of type ${type}`),
           'template-on-time-change-reload-rule': () => [...variables.values()].filter((v) => v.type === 'query' && v.refresh !== 2).map((v) => `${v.name}: refresh ${v.refresh}`),
-          'uneditable-dashboard': () => (d.editable ? ['editable'] : []),
+          'uneditable-dashboard-rule': () => (d.editable === false ? [] : ['editable']),
           'target-rate-interval-rule': () => queriesOf(d).filter((q) => q.type === 'prometheus')
             .flatMap((q) => [...q.text.matchAll(/\b(?:rate|irate|increase|resets)\([^[]*\[([^\]]+)\]/g)].filter((m) => m[1] !== '$__rate_interval').map((m) => `${q.where}: [${m[1]}]`)),
           'target-counter-agg-rule': () => queriesOf(d).filter((q) => q.type === 'prometheus' && q.where.includes(' panel '))
