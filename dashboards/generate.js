@@ -14,7 +14,11 @@ export const DASHBOARD_DIR = path.dirname(fileURLToPath(import.meta.url));
 export function generateDashboards() {
   /** @type {Record<string, string>} */
   const files = {};
-  for (const [name, make] of /** @type {const} */ ([['live-run.json', liveRunDashboard], ['runs.json', runsDashboard], ['router-detail.json', routerDetailDashboard]])) {
+  for (const [name, make] of /** @type {const} */ ([
+    ['live-run.json', liveRunDashboard],
+    ['runs.json', runsDashboard],
+    ['router-detail.json', routerDetailDashboard],
+  ])) {
     files[name] = `${JSON.stringify(make(), null, 2)}\n`;
   }
   return files;

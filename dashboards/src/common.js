@@ -1,6 +1,10 @@
 // What the three dashboards share: datasource variables, the SQL query shape of Grafana's
 // PostgreSQL plugin (the foundation SDK has no builder for it), ids and the schema version.
-import { AnnotationQueryBuilder, DatasourceVariableBuilder, VariableHide } from '@grafana/grafana-foundation-sdk/dashboard';
+import {
+  AnnotationQueryBuilder,
+  DatasourceVariableBuilder,
+  VariableHide,
+} from '@grafana/grafana-foundation-sdk/dashboard';
 
 /**
  * Grafana 10.0 writes schemaVersion 38; Grafana 10, 11 and 12 all load it (later versions migrate it
@@ -8,12 +12,18 @@ import { AnnotationQueryBuilder, DatasourceVariableBuilder, VariableHide } from 
  */
 export const SCHEMA_VERSION = 38;
 
+/** @typedef {import('@grafana/grafana-foundation-sdk/cog').Dataquery} Dataquery */
+
 /** Plugin ids (the PostgreSQL plugin carries this id since Grafana 10.2.3; `postgres` is its alias). */
 export const PROMETHEUS = 'prometheus';
 export const POSTGRESQL = 'grafana-postgresql-datasource';
 
 /** Uids, stable: links between the dashboards and bookmarks rely on them. */
-export const UIDS = /** @type {const} */ ({ live: 'paasmon-live-run', runs: 'paasmon-runs', router: 'paasmon-router-detail' });
+export const UIDS = /** @type {const} */ ({
+  live: 'paasmon-live-run',
+  runs: 'paasmon-runs',
+  router: 'paasmon-router-detail',
+});
 
 /** Every panel and query reads its datasource from this variable. */
 export const DATASOURCE_VARIABLE = 'datasource';
@@ -29,11 +39,16 @@ export const datasourceRef = (type) => ({ type, uid: `\${${DATASOURCE_VARIABLE}}
 /**
  * A raw-SQL query of the PostgreSQL datasource, as its query editor saves one in code mode.
  * @param {string} rawSql @param {{ format?: 'table' | 'time_series', refId?: string }} [options]
- * @returns {import('@grafana/grafana-foundation-sdk/cog').Builder<import('@grafana/grafana-foundation-sdk/cog').Dataquery>}
+ * @returns {import('@grafana/grafana-foundation-sdk/cog').Builder<Dataquery>}
  */
 export function sql(rawSql, { format = 'table', refId = 'A' } = {}) {
   const query = {
-    refId, datasource: datasourceRef(POSTGRESQL), editorMode: 'code', format, rawQuery: true, rawSql: rawSql.trim(),
+    refId,
+    datasource: datasourceRef(POSTGRESQL),
+    editorMode: 'code',
+    format,
+    rawQuery: true,
+    rawSql: rawSql.trim(),
     _implementsDataqueryVariant() {},
   };
   return { build: () => query };
@@ -47,7 +62,11 @@ WHERE started_at <= $__timeTo() AND coalesce(ended_at, now()) >= $__timeFrom()
 ORDER BY started_at`;
 
 export function runAnnotations() {
-  return new AnnotationQueryBuilder().name('Runs').datasource(datasourceRef(POSTGRESQL)).enable(true).iconColor('rgba(0, 211, 255, 1)')
+  return new AnnotationQueryBuilder()
+    .name('Runs')
+    .datasource(datasourceRef(POSTGRESQL))
+    .enable(true)
+    .iconColor('rgba(0, 211, 255, 1)')
     .target(/** @type {any} */ (sql(RUN_ANNOTATIONS_SQL)));
 }
 

@@ -1,6 +1,13 @@
 // paasmon — router detail (PostgreSQL): every gorouter record of the time range, per request and
 // per app instance, and where the time of a correlated request went.
-import { DashboardBuilder, DashboardLinkBuilder, DashboardLinkType, QueryVariableBuilder, RowBuilder, VariableRefresh } from '@grafana/grafana-foundation-sdk/dashboard';
+import {
+  DashboardBuilder,
+  DashboardLinkBuilder,
+  DashboardLinkType,
+  QueryVariableBuilder,
+  RowBuilder,
+  VariableRefresh,
+} from '@grafana/grafana-foundation-sdk/dashboard';
 import { HeatmapCellLayout, StackingConfigBuilder, StackingMode } from '@grafana/grafana-foundation-sdk/common';
 import * as heatmap from '@grafana/grafana-foundation-sdk/heatmap';
 import * as table from '@grafana/grafana-foundation-sdk/table';
@@ -66,40 +73,119 @@ GROUP BY 1, 2 ORDER BY 1`;
 const ds = () => datasourceRef(POSTGRESQL);
 
 /** @param {string} title @param {string} description @param {string} unit */
-const series = (title, description, unit) => new timeseries.PanelBuilder().title(title).description(description).unit(unit)
-  .datasource(ds()).height(9).span(12).min(0);
+const series = (title, description, unit) =>
+  new timeseries.PanelBuilder()
+    .title(title)
+    .description(description)
+    .unit(unit)
+    .datasource(ds())
+    .height(9)
+    .span(12)
+    .min(0);
 
 export function routerDetailDashboard() {
   const builder = new DashboardBuilder('paasmon — router detail')
-    .uid(UIDS.router).tags(['paasmon']).readonly().time({ from: 'now-1h', to: 'now' }).timezone('utc')
-    .description('Gorouter access-log records from PostgreSQL: latency distribution, slowest requests with their correlation ids, per app instance.')
-    .link(new DashboardLinkBuilder('paasmon dashboards').type(DashboardLinkType.Dashboards).tags(['paasmon']).asDropdown(true).keepTime(true).includeVars(false))
+    .uid(UIDS.router)
+    .tags(['paasmon'])
+    .readonly()
+    .time({ from: 'now-1h', to: 'now' })
+    .timezone('utc')
+    .description(
+      'Gorouter access-log records from PostgreSQL: latency distribution, slowest requests with their correlation ids, per app instance.',
+    )
+    .link(
+      new DashboardLinkBuilder('paasmon dashboards')
+        .type(DashboardLinkType.Dashboards)
+        .tags(['paasmon'])
+        .asDropdown(true)
+        .keepTime(true)
+        .includeVars(false),
+    )
     .annotation(runAnnotations())
     .withVariable(datasourceVariable(POSTGRESQL, 'PostgreSQL'))
-    .withVariable(new QueryVariableBuilder('app').label('app').datasource(ds())
-      .query('SELECT DISTINCT app_name FROM router_requests WHERE $__timeFilter(received_at) AND app_name IS NOT NULL ORDER BY 1')
-      .refresh(VariableRefresh.OnTimeRangeChanged).multi(true).includeAll(true))
-    .withVariable(new QueryVariableBuilder('run').label('run').datasource(ds())
-      .query("SELECT id AS __value, id || ' ' || label AS __text FROM test_runs WHERE started_at <= $__timeTo() AND coalesce(ended_at, now()) >= $__timeFrom() ORDER BY id DESC")
-      .refresh(VariableRefresh.OnTimeRangeChanged).multi(true).includeAll(true));
+    .withVariable(
+      new QueryVariableBuilder('app')
+        .label('app')
+        .datasource(ds())
+        .query(
+          'SELECT DISTINCT app_name FROM router_requests WHERE $__timeFilter(received_at) AND app_name IS NOT NULL ORDER BY 1',
+        )
+        .refresh(VariableRefresh.OnTimeRangeChanged)
+        .multi(true)
+        .includeAll(true),
+    )
+    .withVariable(
+      new QueryVariableBuilder('run')
+        .label('run')
+        .datasource(ds())
+        .query(
+          "SELECT id AS __value, id || ' ' || label AS __text FROM test_runs WHERE started_at <= $__timeTo() AND coalesce(ended_at, now()) >= $__timeFrom() ORDER BY id DESC",
+        )
+        .refresh(VariableRefresh.OnTimeRangeChanged)
+        .multi(true)
+        .includeAll(true),
+    );
 
-  builder.withRow(new RowBuilder('Latency'))
-    .withPanel(new heatmap.PanelBuilder().title('Router latency heatmap').description('Requests per interval and latency bucket (powers of two of milliseconds, by upper bound).')
-      .datasource(ds()).height(9).span(12).calculate(false).unit('ms').withTarget(sql(HEATMAP_SQL, { format: 'time_series' }))
-      .rowsFrame(new heatmap.RowsHeatmapOptionsBuilder().layout(HeatmapCellLayout.Le).value('requests')))
-    .withPanel(series('Latency breakdown of correlated requests', 'Mean per interval: outside the router (network, client: e2e minus router), gorouter itself, and the app (router minus gorouter).', 'ms')
-      .stacking(new StackingConfigBuilder().mode(StackingMode.Normal)).fillOpacity(40).withTarget(sql(BREAKDOWN_SQL, { format: 'time_series' })));
+  builder
+    .withRow(new RowBuilder('Latency'))
+    .withPanel(
+      new heatmap.PanelBuilder()
+        .title('Router latency heatmap')
+        .description('Requests per interval and latency bucket (powers of two of milliseconds, by upper bound).')
+        .datasource(ds())
+        .height(9)
+        .span(12)
+        .calculate(false)
+        .unit('ms')
+        .withTarget(sql(HEATMAP_SQL, { format: 'time_series' }))
+        .rowsFrame(new heatmap.RowsHeatmapOptionsBuilder().layout(HeatmapCellLayout.Le).value('requests')),
+    )
+    .withPanel(
+      series(
+        'Latency breakdown of correlated requests',
+        'Mean per interval: outside the router (network, client: e2e minus router), gorouter itself, and the app (router minus gorouter).',
+        'ms',
+      )
+        .stacking(new StackingConfigBuilder().mode(StackingMode.Normal))
+        .fillOpacity(40)
+        .withTarget(sql(BREAKDOWN_SQL, { format: 'time_series' })),
+    );
 
-  builder.withRow(new RowBuilder('Requests'))
-    .withPanel(new table.PanelBuilder().title('Slowest requests').description('The 100 slowest router records in range, with correlation id (the load generator\'s id) and the instance that answered.')
-      .datasource(ds()).height(10).span(24).withTarget(sql(SLOWEST_SQL))
-      .overrideByRegexp('.*_ms', [{ id: 'unit', value: 'ms' }]));
+  builder.withRow(new RowBuilder('Requests')).withPanel(
+    new table.PanelBuilder()
+      .title('Slowest requests')
+      .description(
+        "The 100 slowest router records in range, with correlation id (the load generator's id) and the instance that answered.",
+      )
+      .datasource(ds())
+      .height(10)
+      .span(24)
+      .withTarget(sql(SLOWEST_SQL))
+      .overrideByRegexp('.*_ms', [{ id: 'unit', value: 'ms' }]),
+  );
 
-  builder.withRow(new RowBuilder('Per app instance'))
-    .withPanel(new table.PanelBuilder().title('Per app instance').description('Requests, 5xx and response-time percentiles per app instance (gorouter app_index) in range.')
-      .datasource(ds()).height(8).span(24).withTarget(sql(PER_INSTANCE_SQL)).overrideByRegexp('.*_ms', [{ id: 'unit', value: 'ms' }]))
-    .withPanel(series('Requests per second per instance', 'Router records per second, per app instance.', 'reqps').withTarget(sql(PER_INSTANCE_RATE_SQL, { format: 'time_series' })))
-    .withPanel(series('p95 per instance', 'Router response time p95 per interval, per app instance.', 'ms').withTarget(sql(PER_INSTANCE_P95_SQL, { format: 'time_series' })));
+  builder
+    .withRow(new RowBuilder('Per app instance'))
+    .withPanel(
+      new table.PanelBuilder()
+        .title('Per app instance')
+        .description('Requests, 5xx and response-time percentiles per app instance (gorouter app_index) in range.')
+        .datasource(ds())
+        .height(8)
+        .span(24)
+        .withTarget(sql(PER_INSTANCE_SQL))
+        .overrideByRegexp('.*_ms', [{ id: 'unit', value: 'ms' }]),
+    )
+    .withPanel(
+      series('Requests per second per instance', 'Router records per second, per app instance.', 'reqps').withTarget(
+        sql(PER_INSTANCE_RATE_SQL, { format: 'time_series' }),
+      ),
+    )
+    .withPanel(
+      series('p95 per instance', 'Router response time p95 per interval, per app instance.', 'ms').withTarget(
+        sql(PER_INSTANCE_P95_SQL, { format: 'time_series' }),
+      ),
+    );
 
   return finish(builder.build());
 }

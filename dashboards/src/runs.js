@@ -2,7 +2,12 @@
 // side. Reads the documented tables and views only (test_runs, run_summary, instance_samples,
 // loadgen_requests), so the numbers are those of `paasmon correlate` and the SQL reports.
 import {
-  DashboardBuilder, DashboardLinkBuilder, DashboardLinkType, QueryVariableBuilder, RowBuilder, VariableRefresh,
+  DashboardBuilder,
+  DashboardLinkBuilder,
+  DashboardLinkType,
+  QueryVariableBuilder,
+  RowBuilder,
+  VariableRefresh,
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import * as barchart from '@grafana/grafana-foundation-sdk/barchart';
 import * as table from '@grafana/grafana-foundation-sdk/table';
@@ -40,7 +45,10 @@ export const LATENCY_VS_THROUGHPUT_SQL = `
 SELECT throughput_rps, e2e_p50_ms, e2e_p95_ms, e2e_p99_ms FROM run_summary
 WHERE run_id ${SELECTED} AND throughput_rps IS NOT NULL ORDER BY throughput_rps`;
 
-/** Per instance and poll inside each selected run, against seconds since that run started, so runs overlay. @param {string} column @param {string} alias */
+/**
+ * Per instance and poll inside each selected run, against seconds since that run started, so runs overlay.
+ * @param {string} column @param {string} alias
+ */
 const sinceStart = (column, alias) => `
 SELECT extract(epoch FROM s.ts - t.started_at)::double precision AS seconds_since_start,
        s.${column} AS ${alias},
@@ -73,46 +81,121 @@ const runLink = {
 };
 
 /** @param {string} title @param {string} description */
-const xy = (title, description) => new xychart.PanelBuilder().title(title).description(description).datasource(ds()).height(9).span(12);
+const xy = (title, description) =>
+  new xychart.PanelBuilder().title(title).description(description).datasource(ds()).height(9).span(12);
 
 export function runsDashboard() {
   const builder = new DashboardBuilder('paasmon — runs')
-    .uid(UIDS.runs).tags(['paasmon']).readonly().time({ from: 'now-7d', to: 'now' }).timezone('utc')
-    .description('Load-test runs from PostgreSQL: every run in the time range, and the runs picked in "run" compared side by side.')
-    .link(new DashboardLinkBuilder('paasmon dashboards').type(DashboardLinkType.Dashboards).tags(['paasmon']).asDropdown(true).keepTime(true).includeVars(false))
+    .uid(UIDS.runs)
+    .tags(['paasmon'])
+    .readonly()
+    .time({ from: 'now-7d', to: 'now' })
+    .timezone('utc')
+    .description(
+      'Load-test runs from PostgreSQL: every run in the time range, and the runs picked in "run" compared side by side.',
+    )
+    .link(
+      new DashboardLinkBuilder('paasmon dashboards')
+        .type(DashboardLinkType.Dashboards)
+        .tags(['paasmon'])
+        .asDropdown(true)
+        .keepTime(true)
+        .includeVars(false),
+    )
     .withVariable(datasourceVariable(POSTGRESQL, 'PostgreSQL'))
-    .withVariable(new QueryVariableBuilder('run').label('runs to compare').datasource(ds())
-      .query("SELECT id AS __value, id || ' ' || label AS __text FROM test_runs ORDER BY id DESC")
-      .refresh(VariableRefresh.OnDashboardLoad).multi(true).includeAll(false))
+    .withVariable(
+      new QueryVariableBuilder('run')
+        .label('runs to compare')
+        .datasource(ds())
+        .query("SELECT id AS __value, id || ' ' || label AS __text FROM test_runs ORDER BY id DESC")
+        .refresh(VariableRefresh.OnDashboardLoad)
+        .multi(true)
+        .includeAll(false),
+    )
     .annotation(runAnnotations());
 
-  builder.withRow(new RowBuilder('All runs in the time range'))
-    .withPanel(new table.PanelBuilder().title('Runs').description('One row per run (run_summary). Click a run to open its router detail over its own time range.')
-      .datasource(ds()).height(10).span(24).withTarget(sql(RUNS_SQL))
+  builder.withRow(new RowBuilder('All runs in the time range')).withPanel(
+    new table.PanelBuilder()
+      .title('Runs')
+      .description('One row per run (run_summary). Click a run to open its router detail over its own time range.')
+      .datasource(ds())
+      .height(10)
+      .span(24)
+      .withTarget(sql(RUNS_SQL))
       .overrideByName('run_id', [{ id: 'links', value: [runLink] }])
       .overrideByName('label', [{ id: 'links', value: [runLink] }])
       .overrideByName('from_ms', [{ id: 'custom.hidden', value: true }])
       .overrideByName('to_ms', [{ id: 'custom.hidden', value: true }])
       .overrideByRegexp('.*_ratio|cpu_utilization', [{ id: 'unit', value: 'percentunit' }])
-      .overrideByRegexp('(e2e|router)_.*_ms', [{ id: 'unit', value: 'ms' }]));
+      .overrideByRegexp('(e2e|router)_.*_ms', [{ id: 'unit', value: 'ms' }]),
+  );
 
-  builder.withRow(new RowBuilder('Selected runs side by side'))
-    .withPanel(new table.PanelBuilder().title('Selected runs').description('Every run_summary column of the runs picked in "run".')
-      .datasource(ds()).height(8).span(24).withTarget(sql(COMPARE_SQL))
-      .overrideByRegexp('.*_ratio|cpu_utilization', [{ id: 'unit', value: 'percentunit' }])
-      .overrideByRegexp('.*_ms', [{ id: 'unit', value: 'ms' }]))
-    .withPanel(new barchart.PanelBuilder().title('Throughput and throughput per CPU %').description('Requests without error per second, and per percent of one core used (thesis table 7.2).')
-      .datasource(ds()).height(9).span(12).xField('label').withTarget(sql(THROUGHPUT_PER_CPU_SQL)).unit('reqps'))
-    .withPanel(new timeseries.PanelBuilder().title('Load-generator throughput over time').description('Requests without error per second, per selected run.')
-      .datasource(ds()).height(9).span(12).unit('reqps').min(0).withTarget(sql(THROUGHPUT_OVER_TIME_SQL, { format: 'time_series' })))
-    .withPanel(xy('Throughput vs CPU', 'Per selected run: average CPU of the app (sum over instances, % of one core) against throughput. Where the line flattens, scaling stops.')
-      .withTarget(sql(THROUGHPUT_VS_CPU_SQL)).unit('reqps'))
-    .withPanel(xy('Response time vs throughput', 'Per selected run: end-to-end p50/p95/p99 against throughput.')
-      .withTarget(sql(LATENCY_VS_THROUGHPUT_SQL)).unit('ms'))
-    .withPanel(xy('CPU per instance since run start', 'Each instance of each selected run, against seconds since its run started, so runs overlay. % of one core.')
-      .withTarget(sql(CPU_SINCE_START_SQL)).withTransformation(partitionBySeries).unit('percent'))
-    .withPanel(xy('Memory per instance since run start', 'Each instance of each selected run, against seconds since its run started.')
-      .withTarget(sql(MEMORY_SINCE_START_SQL)).withTransformation(partitionBySeries).unit('bytes'));
+  builder
+    .withRow(new RowBuilder('Selected runs side by side'))
+    .withPanel(
+      new table.PanelBuilder()
+        .title('Selected runs')
+        .description('Every run_summary column of the runs picked in "run".')
+        .datasource(ds())
+        .height(8)
+        .span(24)
+        .withTarget(sql(COMPARE_SQL))
+        .overrideByRegexp('.*_ratio|cpu_utilization', [{ id: 'unit', value: 'percentunit' }])
+        .overrideByRegexp('.*_ms', [{ id: 'unit', value: 'ms' }]),
+    )
+    .withPanel(
+      new barchart.PanelBuilder()
+        .title('Throughput and throughput per CPU %')
+        .description('Requests without error per second, and per percent of one core used (thesis table 7.2).')
+        .datasource(ds())
+        .height(9)
+        .span(12)
+        .xField('label')
+        .withTarget(sql(THROUGHPUT_PER_CPU_SQL))
+        .unit('reqps'),
+    )
+    .withPanel(
+      new timeseries.PanelBuilder()
+        .title('Load-generator throughput over time')
+        .description('Requests without error per second, per selected run.')
+        .datasource(ds())
+        .height(9)
+        .span(12)
+        .unit('reqps')
+        .min(0)
+        .withTarget(sql(THROUGHPUT_OVER_TIME_SQL, { format: 'time_series' })),
+    )
+    .withPanel(
+      xy(
+        'Throughput vs CPU',
+        'Per selected run: average CPU of the app (sum over instances, % of one core) against throughput. Where the line flattens, scaling stops.',
+      )
+        .withTarget(sql(THROUGHPUT_VS_CPU_SQL))
+        .unit('reqps'),
+    )
+    .withPanel(
+      xy('Response time vs throughput', 'Per selected run: end-to-end p50/p95/p99 against throughput.')
+        .withTarget(sql(LATENCY_VS_THROUGHPUT_SQL))
+        .unit('ms'),
+    )
+    .withPanel(
+      xy(
+        'CPU per instance since run start',
+        'Each instance of each selected run, against seconds since its run started, so runs overlay. % of one core.',
+      )
+        .withTarget(sql(CPU_SINCE_START_SQL))
+        .withTransformation(partitionBySeries)
+        .unit('percent'),
+    )
+    .withPanel(
+      xy(
+        'Memory per instance since run start',
+        'Each instance of each selected run, against seconds since its run started.',
+      )
+        .withTarget(sql(MEMORY_SINCE_START_SQL))
+        .withTransformation(partitionBySeries)
+        .unit('bytes'),
+    );
 
   return finish(builder.build());
 }

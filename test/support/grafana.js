@@ -13,18 +13,26 @@ export const PROMETHEUS_DIR = fileURLToPath(new URL('../../prometheus/', import.
 
 /** The committed dashboards, by file name. @returns {Record<string, any>} */
 export function loadDashboards() {
-  return Object.fromEntries(fs.readdirSync(DASHBOARD_DIR).filter((f) => f.endsWith('.json')).sort()
-    .map((f) => [f, JSON.parse(fs.readFileSync(path.join(DASHBOARD_DIR, f), 'utf8'))]));
+  return Object.fromEntries(
+    fs
+      .readdirSync(DASHBOARD_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => [f, JSON.parse(fs.readFileSync(path.join(DASHBOARD_DIR, f), 'utf8'))]),
+  );
 }
 
 /** Provisioned datasources (uid, type) from dashboards/provisioning/datasources/*.yml. */
 export function provisionedDatasources() {
   const dir = path.join(DASHBOARD_DIR, 'provisioning', 'datasources');
-  return fs.readdirSync(dir).flatMap((f) => /** @type {any} */ (YAML.parse(fs.readFileSync(path.join(dir, f), 'utf8'))).datasources);
+  return fs
+    .readdirSync(dir)
+    .flatMap((f) => /** @type {any} */ (YAML.parse(fs.readFileSync(path.join(dir, f), 'utf8'))).datasources);
 }
 
 /** Panels of a dashboard, rows' nested panels included. @param {any} dashboard @returns {any[]} */
-export const panelsOf = (dashboard) => (dashboard.panels ?? []).flatMap((/** @type {any} */ p) => [p, ...(p.panels ?? [])]);
+export const panelsOf = (dashboard) =>
+  (dashboard.panels ?? []).flatMap((/** @type {any} */ p) => [p, ...(p.panels ?? [])]);
 
 /**
  * Every query of a dashboard: panel targets, variable queries and annotation targets.
@@ -36,14 +44,24 @@ export function queriesOf(dashboard) {
   for (const panel of panelsOf(dashboard)) {
     for (const t of panel.targets ?? []) {
       const type = t.datasource?.type ?? panel.datasource?.type;
-      out.push({ where: `${dashboard.uid} panel "${panel.title}" ${t.refId}`, type, text: type === 'prometheus' ? t.expr : t.rawSql });
+      out.push({
+        where: `${dashboard.uid} panel "${panel.title}" ${t.refId}`,
+        type,
+        text: type === 'prometheus' ? t.expr : t.rawSql,
+      });
     }
   }
   for (const v of dashboard.templating?.list ?? []) {
-    if (v.type === 'query') out.push({ where: `${dashboard.uid} variable ${v.name}`, type: v.datasource.type, text: typeof v.query === 'string' ? v.query : v.query.query });
+    if (v.type === 'query')
+      out.push({
+        where: `${dashboard.uid} variable ${v.name}`,
+        type: v.datasource.type,
+        text: typeof v.query === 'string' ? v.query : v.query.query,
+      });
   }
   for (const a of dashboard.annotations?.list ?? []) {
-    if (a.target?.rawSql) out.push({ where: `${dashboard.uid} annotation "${a.name}"`, type: a.datasource.type, text: a.target.rawSql });
+    if (a.target?.rawSql)
+      out.push({ where: `${dashboard.uid} annotation "${a.name}"`, type: a.datasource.type, text: a.target.rawSql });
   }
   return out;
 }
@@ -59,8 +77,12 @@ export function rfc3339Nano(date) {
 export function intervalSeconds(text) {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)$/.exec(text.replace(/'/g, '').trim());
   if (!m) throw new Error(`not a Grafana interval: ${text}`);
-  return Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800, y: 31536000 }[/** @type {'s'} */ (m[2])];
+  return (
+    Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800, y: 31536000 }[/** @type {'s'} */ (m[2])]
+  );
 }
+
+/** @typedef {{ values: string[], multi: boolean }} SqlVariable */
 
 /** A SQL string literal as Grafana's SQL datasources quote a variable value. @param {string} value */
 const quoteLiteral = (value) => `'${String(value).replace(/'/g, "''")}'`;
@@ -70,16 +92,22 @@ const quoteLiteral = (value) => `'${String(value).replace(/'/g, "''")}'`;
  * frontend (a multi-value or include-All variable as 'a','b'; a single value as it is), then
  * $__interval_ms / $__unixEpochFrom() / $__unixEpochTo() and the macros in the backend.
  * @param {string} sql
- * @param {{ from: Date, to: Date, interval: string, variables: Record<string, { values: string[], multi: boolean }> }} context
+ * @param {{ from: Date, to: Date, interval: string, variables: Record<string, SqlVariable> }} context
  */
 export function expandSql(sql, { from, to, interval, variables }) {
   let text = sql;
   for (const [name, { values, multi }] of Object.entries(variables)) {
-    text = text.replace(new RegExp(`\\$\\{${name}\\}|\\$${name}\\b`, 'g'), multi ? values.map(quoteLiteral).join(',') : values[0]);
+    text = text.replace(
+      new RegExp(`\\$\\{${name}\\}|\\$${name}\\b`, 'g'),
+      multi ? values.map(quoteLiteral).join(',') : values[0],
+    );
   }
   const seconds = intervalSeconds(interval);
-  text = text.replaceAll('$__interval_ms', String(Math.round(seconds * 1000))).replaceAll('$__interval', interval)
-    .replaceAll('$__unixEpochFrom()', String(Math.floor(from.getTime() / 1000))).replaceAll('$__unixEpochTo()', String(Math.floor(to.getTime() / 1000)));
+  text = text
+    .replaceAll('$__interval_ms', String(Math.round(seconds * 1000)))
+    .replaceAll('$__interval', interval)
+    .replaceAll('$__unixEpochFrom()', String(Math.floor(from.getTime() / 1000)))
+    .replaceAll('$__unixEpochTo()', String(Math.floor(to.getTime() / 1000)));
   // macros.go: `\$(identifier)\(([^\)]*)\)`; $__timeGroup directly followed by ',' gets the alias.
   return text.replace(/\$([_a-zA-Z0-9]+)\(([^)]*)\)/g, (whole, name, argText, offset) => {
     const args = argText.split(',').map((/** @type {string} */ a) => a.trim());
@@ -95,15 +123,24 @@ function sqlMacro(name, args, from, to) {
     return `floor(extract(epoch from ${args[0]})/${s})*${s}`;
   };
   switch (name) {
-    case '__time': return `${args[0]} AS "time"`;
-    case '__timeEpoch': return `extract(epoch from ${args[0]}) as "time"`;
-    case '__timeFilter': return `${args[0]} BETWEEN '${rfc3339Nano(from)}' AND '${rfc3339Nano(to)}'`;
-    case '__timeFrom': return `'${rfc3339Nano(from)}'`;
-    case '__timeTo': return `'${rfc3339Nano(to)}'`;
-    case '__timeGroup': return group();
-    case '__timeGroupAlias': return `${group()} AS "time"`;
-    case '__unixEpochFilter': return `${args[0]} >= ${Math.floor(from.getTime() / 1000)} AND ${args[0]} <= ${Math.floor(to.getTime() / 1000)}`;
-    default: throw new Error(`macro $${name} is not expanded by this test support; add it from macros.go`);
+    case '__time':
+      return `${args[0]} AS "time"`;
+    case '__timeEpoch':
+      return `extract(epoch from ${args[0]}) as "time"`;
+    case '__timeFilter':
+      return `${args[0]} BETWEEN '${rfc3339Nano(from)}' AND '${rfc3339Nano(to)}'`;
+    case '__timeFrom':
+      return `'${rfc3339Nano(from)}'`;
+    case '__timeTo':
+      return `'${rfc3339Nano(to)}'`;
+    case '__timeGroup':
+      return group();
+    case '__timeGroupAlias':
+      return `${group()} AS "time"`;
+    case '__unixEpochFilter':
+      return `${args[0]} >= ${Math.floor(from.getTime() / 1000)} AND ${args[0]} <= ${Math.floor(to.getTime() / 1000)}`;
+    default:
+      throw new Error(`macro $${name} is not expanded by this test support; add it from macros.go`);
   }
 }
 
@@ -130,7 +167,9 @@ export function expandPromql(expr, { rateInterval, range, variables }) {
 
 /** Expressions of prometheus/rules.yml: recording rules as they are, alerts also without their threshold. */
 export function ruleExpressions() {
-  const rules = /** @type {any} */ (YAML.parse(fs.readFileSync(path.join(PROMETHEUS_DIR, 'rules.yml'), 'utf8'))).groups.flatMap((/** @type {any} */ g) => g.rules);
+  const rules = /** @type {any} */ (
+    YAML.parse(fs.readFileSync(path.join(PROMETHEUS_DIR, 'rules.yml'), 'utf8'))
+  ).groups.flatMap((/** @type {any} */ g) => g.rules);
   return rules.map((/** @type {any} */ r) => {
     const name = r.record ?? r.alert;
     const expr = String(r.expr).replace(/\s+/g, ' ').trim();

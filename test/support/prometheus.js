@@ -13,7 +13,9 @@ export async function startPrometheus({ targets, scrapeIntervalSeconds = 1, bear
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-prometheus-'));
   const port = await freePort();
   const auth = bearerToken ? `\n    authorization:\n      credentials: ${JSON.stringify(bearerToken)}` : '';
-  fs.writeFileSync(path.join(dir, 'prometheus.yml'), `global:
+  fs.writeFileSync(
+    path.join(dir, 'prometheus.yml'),
+    `global:
   scrape_interval: ${scrapeIntervalSeconds}s
   evaluation_interval: ${scrapeIntervalSeconds}s
 rule_files: ${JSON.stringify(ruleFiles)}
@@ -21,18 +23,35 @@ scrape_configs:
   - job_name: paasmon
     static_configs:
       - targets: ${JSON.stringify(targets)}${auth}
-`);
-  const child = spawn('prometheus', [
-    `--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+`,
+  );
+  const child = spawn(
+    'prometheus',
+    [
+      `--config.file=${path.join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   const failed = new Promise((_, reject) => {
-    child.once('error', (err) => reject(new Error(`prometheus could not start (apt-get install -y prometheus): ${err.message}`)));
+    child.once('error', (err) =>
+      reject(new Error(`prometheus could not start (apt-get install -y prometheus): ${err.message}`)),
+    );
   });
   const url = `http://127.0.0.1:${port}`;
-  await Promise.race([failed, waitFor(async () => (await fetch(`${url}/-/ready`)).ok, { timeoutMs: 30_000, what: `prometheus ready (${stderr})` })]);
+  await Promise.race([
+    failed,
+    waitFor(async () => (await fetch(`${url}/-/ready`)).ok, {
+      timeoutMs: 30_000,
+      what: `prometheus ready (${stderr})`,
+    }),
+  ]);
   return {
     url,
     /** Instant query; returns the result vector. @param {string} query */
@@ -47,15 +66,23 @@ scrape_configs:
      * @param {string} query @param {Date} start @param {Date} end @param {number} stepSeconds
      */
     async queryRange(query, start, end, stepSeconds) {
-      const params = new URLSearchParams({ query, start: String(start.getTime() / 1000), end: String(end.getTime() / 1000), step: String(stepSeconds) });
+      const params = new URLSearchParams({
+        query,
+        start: String(start.getTime() / 1000),
+        end: String(end.getTime() / 1000),
+        step: String(stepSeconds),
+      });
       const body = /** @type {any} */ (await (await fetch(`${url}/api/v1/query_range?${params}`)).json());
       if (body.status !== 'success') throw new Error(`prometheus query_range ${query}: ${JSON.stringify(body)}`);
-      return /** @type {Array<{ metric: Record<string, string>, values: Array<[number, string]> }>} */ (body.data.result);
+      return /** @type {Array<{ metric: Record<string, string>, values: Array<[number, string]> }>} */ (
+        body.data.result
+      );
     },
     /** Rule groups as Prometheus evaluates them (health, lastError per rule). */
     async rules() {
       const body = /** @type {any} */ (await (await fetch(`${url}/api/v1/rules`)).json());
-      return /** @type {Array<{ name: string, rules: Array<{ name: string, health: string, lastError?: string }> }>} */ (body.data.groups);
+      /** @typedef {{ name: string, health: string, lastError?: string }} Rule */
+      return /** @type {Array<{ name: string, rules: Rule[] }>} */ (body.data.groups);
     },
     /** Scrape target health as Prometheus sees it. */
     async targets() {

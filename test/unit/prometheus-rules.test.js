@@ -27,7 +27,8 @@ describe('prometheus/', () => {
   it('promtool check config: the Cloud Foundry example, with its bearer-token file beside it', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-promcfg-'));
     try {
-      for (const f of ['prometheus-cf.yml', 'rules.yml']) fs.copyFileSync(path.join(PROMETHEUS_DIR, f), path.join(dir, f));
+      for (const f of ['prometheus-cf.yml', 'rules.yml'])
+        fs.copyFileSync(path.join(PROMETHEUS_DIR, f), path.join(dir, f));
       const missing = promtool(['check', 'config', 'prometheus-cf.yml'], dir);
       assert.notEqual(missing.code, 0, 'the token file is required');
       fs.writeFileSync(path.join(dir, 'metrics-bearer-token'), 'token\n', { mode: 0o600 });
@@ -45,14 +46,23 @@ describe('prometheus/', () => {
     assert.equal(test.code, 0, test.output);
     assert.match(test.output, /SUCCESS/);
 
-    const alerts = ruleExpressions().filter((r) => r.kind === 'alert').map((r) => r.name);
+    const alerts = ruleExpressions()
+      .filter((r) => r.kind === 'alert')
+      .map((r) => r.name);
     assert.ok(alerts.length >= 8);
-    const cases = /** @type {any} */ (YAML.parse(fs.readFileSync(path.join(PROMETHEUS_DIR, 'rules.test.yml'), 'utf8'))).tests
-      .flatMap((/** @type {any} */ t) => t.alert_rule_test ?? []);
+    const cases = /** @type {any} */ (
+      YAML.parse(fs.readFileSync(path.join(PROMETHEUS_DIR, 'rules.test.yml'), 'utf8'))
+    ).tests.flatMap((/** @type {any} */ t) => t.alert_rule_test ?? []);
     for (const alert of alerts) {
       const mine = cases.filter((/** @type {any} */ c) => c.alertname === alert);
-      assert.ok(mine.some((/** @type {any} */ c) => c.exp_alerts.length > 0), `${alert}: no test where it fires`);
-      assert.ok(mine.some((/** @type {any} */ c) => c.exp_alerts.length === 0), `${alert}: no test where it stays quiet`);
+      assert.ok(
+        mine.some((/** @type {any} */ c) => c.exp_alerts.length > 0),
+        `${alert}: no test where it fires`,
+      );
+      assert.ok(
+        mine.some((/** @type {any} */ c) => c.exp_alerts.length === 0),
+        `${alert}: no test where it stays quiet`,
+      );
     }
   });
 
@@ -60,9 +70,18 @@ describe('prometheus/', () => {
     const { registry } = createPrometheusSink({ collectDefaultMetrics: false });
     /** @param {string} name */
     const metric = (name) => /** @type {{ labelNames?: string[] } | undefined} */ (registry.getSingleMetric(name));
-    const texts = [...Object.values(loadDashboards()).flatMap(queriesOf).filter((q) => q.type === 'prometheus').map((q) => q.text),
-      ...ruleExpressions().map((r) => r.expr)];
-    const records = new Set(ruleExpressions().filter((r) => r.kind === 'record').map((r) => r.name));
+    const texts = [
+      ...Object.values(loadDashboards())
+        .flatMap(queriesOf)
+        .filter((q) => q.type === 'prometheus')
+        .map((q) => q.text),
+      ...ruleExpressions().map((r) => r.expr),
+    ];
+    const records = new Set(
+      ruleExpressions()
+        .filter((r) => r.kind === 'record')
+        .map((r) => r.name),
+    );
     let names = 0;
     for (const text of texts) {
       for (const [, name, selector] of text.matchAll(/(?<![:\w])(paasmon_[a-z0-9_]+)(?![:\w])(\{[^}]*\})?/g)) {
@@ -71,9 +90,11 @@ describe('prometheus/', () => {
         const found = metric(name) ?? metric(base);
         assert.ok(found, `${name} is not exposed by paasmon`);
         const labels = new Set([...(found.labelNames ?? []), ...(name.endsWith('_bucket') ? ['le'] : [])]);
-        for (const [, label] of (selector ?? '').matchAll(/(\w+)\s*(?:=~|!~|!=|=)/g)) assert.ok(labels.has(label), `${name} has no label ${label}`);
+        for (const [, label] of (selector ?? '').matchAll(/(\w+)\s*(?:=~|!~|!=|=)/g))
+          assert.ok(labels.has(label), `${name} has no label ${label}`);
       }
-      for (const [, record] of text.matchAll(/\b(\w+:paasmon_\w+:\w+)/g)) assert.ok(records.has(record), `${record} is not recorded`);
+      for (const [, record] of text.matchAll(/\b(\w+:paasmon_\w+:\w+)/g))
+        assert.ok(records.has(record), `${record} is not recorded`);
     }
     assert.ok(names > 40);
   });
