@@ -2,9 +2,13 @@
 // PostgreSQL plugin (the foundation SDK has no builder for it), ids and the schema version.
 import {
   AnnotationQueryBuilder,
+  DashboardBuilder,
+  DashboardLinkBuilder,
+  DashboardLinkType,
   DatasourceVariableBuilder,
   VariableHide,
 } from '@grafana/grafana-foundation-sdk/dashboard';
+import * as table from '@grafana/grafana-foundation-sdk/table';
 
 /**
  * Grafana 10.0 writes schemaVersion 38; Grafana 10, 11 and 12 all load it (later versions migrate it
@@ -24,6 +28,38 @@ export const UIDS = /** @type {const} */ ({
   runs: 'paasmon-runs',
   router: 'paasmon-router-detail',
 });
+
+/**
+ * What the three share: a stable uid, the paasmon tag and a menu of the other paasmon dashboards
+ * keeping the time range; read-only (the provider does not let edits overwrite the files); UTC.
+ * @param {string} title @param {string} uid @param {string} from @param {string} description
+ */
+export function paasmonDashboard(title, uid, from, description) {
+  const others = new DashboardLinkBuilder('paasmon dashboards').type(DashboardLinkType.Dashboards).tags(['paasmon']);
+  return new DashboardBuilder(title)
+    .uid(uid)
+    .tags(['paasmon'])
+    .readonly()
+    .time({ from, to: 'now' })
+    .timezone('utc')
+    .description(description)
+    .link(others.asDropdown(true).keepTime(true).includeVars(false));
+}
+
+/**
+ * A full-width table of one PostgreSQL query.
+ * @param {string} title @param {string} description @param {string} rawSql @param {number} height
+ */
+export function sqlTable(title, description, rawSql, height) {
+  const ds = datasourceRef(POSTGRESQL);
+  return new table.PanelBuilder()
+    .title(title)
+    .description(description)
+    .datasource(ds)
+    .height(height)
+    .span(24)
+    .withTarget(sql(rawSql));
+}
 
 /** Every panel and query reads its datasource from this variable. */
 export const DATASOURCE_VARIABLE = 'datasource';

@@ -2,10 +2,7 @@
 // Every expression reads metrics that exporters/prometheus.js exposes; quantiles come from
 // histogram_quantile over the rate of summed buckets, never from averaged quantiles.
 import {
-  DashboardBuilder,
   DashboardCursorSync,
-  DashboardLinkBuilder,
-  DashboardLinkType,
   MappingType,
   QueryVariableBuilder,
   RowBuilder,
@@ -16,7 +13,7 @@ import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as statetimeline from '@grafana/grafana-foundation-sdk/statetimeline';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
-import { PROMETHEUS, UIDS, datasourceRef, datasourceVariable, finish } from './common.js';
+import { PROMETHEUS, UIDS, datasourceRef, datasourceVariable, finish, paasmonDashboard } from './common.js';
 
 const INSTANCE = 'app=~"$app",process_type=~"$process_type",instance_index=~"$instance_index"';
 const INSTANCE_LEGEND = '{{app}}/{{process_type}} #{{instance_index}}';
@@ -77,25 +74,14 @@ const ratio = (metric, all, part, by) =>
   ` / sum by (${by}) (rate(${metric}{${all}}[${RATE}]))`;
 
 export function liveRunDashboard() {
-  const builder = new DashboardBuilder('paasmon — live run')
-    .uid(UIDS.live)
-    .tags(['paasmon'])
-    .readonly()
+  const builder = paasmonDashboard(
+    'paasmon — live run',
+    UIDS.live,
+    'now-30m',
+    'A load test as it runs: Cloud Foundry instances, gorouter and load-generator latency, and the paasmon collector itself.',
+  )
     .tooltip(DashboardCursorSync.Crosshair)
     .refresh('10s')
-    .time({ from: 'now-30m', to: 'now' })
-    .timezone('utc')
-    .description(
-      'A load test as it runs: Cloud Foundry instances, gorouter and load-generator latency, and the paasmon collector itself.',
-    )
-    .link(
-      new DashboardLinkBuilder('paasmon dashboards')
-        .type(DashboardLinkType.Dashboards)
-        .tags(['paasmon'])
-        .asDropdown(true)
-        .keepTime(true)
-        .includeVars(false),
-    )
     .withVariable(datasourceVariable(PROMETHEUS, 'Prometheus'))
     .withVariable(labelVariable('app', 'label_values(paasmon_instance_up, app)'))
     .withVariable(labelVariable('process_type', 'label_values(paasmon_instance_up{app=~"$app"}, process_type)'))

@@ -1,18 +1,20 @@
 // paasmon — router detail (PostgreSQL): every gorouter record of the time range, per request and
 // per app instance, and where the time of a correlated request went.
-import {
-  DashboardBuilder,
-  DashboardLinkBuilder,
-  DashboardLinkType,
-  QueryVariableBuilder,
-  RowBuilder,
-  VariableRefresh,
-} from '@grafana/grafana-foundation-sdk/dashboard';
+import { QueryVariableBuilder, RowBuilder, VariableRefresh } from '@grafana/grafana-foundation-sdk/dashboard';
 import { HeatmapCellLayout, StackingConfigBuilder, StackingMode } from '@grafana/grafana-foundation-sdk/common';
 import * as heatmap from '@grafana/grafana-foundation-sdk/heatmap';
-import * as table from '@grafana/grafana-foundation-sdk/table';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
-import { POSTGRESQL, UIDS, datasourceRef, datasourceVariable, finish, runAnnotations, sql } from './common.js';
+import {
+  POSTGRESQL,
+  UIDS,
+  datasourceRef,
+  datasourceVariable,
+  finish,
+  paasmonDashboard,
+  runAnnotations,
+  sql,
+  sqlTable,
+} from './common.js';
 
 const IN_RANGE = '$__timeFilter(received_at) AND app_name IN ($app)';
 
@@ -84,23 +86,12 @@ const series = (title, description, unit) =>
     .min(0);
 
 export function routerDetailDashboard() {
-  const builder = new DashboardBuilder('paasmon — router detail')
-    .uid(UIDS.router)
-    .tags(['paasmon'])
-    .readonly()
-    .time({ from: 'now-1h', to: 'now' })
-    .timezone('utc')
-    .description(
-      'Gorouter access-log records from PostgreSQL: latency distribution, slowest requests with their correlation ids, per app instance.',
-    )
-    .link(
-      new DashboardLinkBuilder('paasmon dashboards')
-        .type(DashboardLinkType.Dashboards)
-        .tags(['paasmon'])
-        .asDropdown(true)
-        .keepTime(true)
-        .includeVars(false),
-    )
+  const builder = paasmonDashboard(
+    'paasmon — router detail',
+    UIDS.router,
+    'now-1h',
+    'Gorouter access-log records from PostgreSQL: latency distribution, slowest requests with their correlation ids, per app instance.',
+  )
     .annotation(runAnnotations())
     .withVariable(datasourceVariable(POSTGRESQL, 'PostgreSQL'))
     .withVariable(
@@ -151,30 +142,26 @@ export function routerDetailDashboard() {
         .withTarget(sql(BREAKDOWN_SQL, { format: 'time_series' })),
     );
 
-  builder.withRow(new RowBuilder('Requests')).withPanel(
-    new table.PanelBuilder()
-      .title('Slowest requests')
-      .description(
+  builder
+    .withRow(new RowBuilder('Requests'))
+    .withPanel(
+      sqlTable(
+        'Slowest requests',
         "The 100 slowest router records in range, with correlation id (the load generator's id) and the instance that answered.",
-      )
-      .datasource(ds())
-      .height(10)
-      .span(24)
-      .withTarget(sql(SLOWEST_SQL))
-      .overrideByRegexp('.*_ms', [{ id: 'unit', value: 'ms' }]),
-  );
+        SLOWEST_SQL,
+        10,
+      ).overrideByRegexp('.*_ms', [{ id: 'unit', value: 'ms' }]),
+    );
 
   builder
     .withRow(new RowBuilder('Per app instance'))
     .withPanel(
-      new table.PanelBuilder()
-        .title('Per app instance')
-        .description('Requests, 5xx and response-time percentiles per app instance (gorouter app_index) in range.')
-        .datasource(ds())
-        .height(8)
-        .span(24)
-        .withTarget(sql(PER_INSTANCE_SQL))
-        .overrideByRegexp('.*_ms', [{ id: 'unit', value: 'ms' }]),
+      sqlTable(
+        'Per app instance',
+        'Requests, 5xx and response-time percentiles per app instance (gorouter app_index) in range.',
+        PER_INSTANCE_SQL,
+        8,
+      ).overrideByRegexp('.*_ms', [{ id: 'unit', value: 'ms' }]),
     )
     .withPanel(
       series('Requests per second per instance', 'Router records per second, per app instance.', 'reqps').withTarget(

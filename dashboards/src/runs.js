@@ -1,19 +1,21 @@
 // paasmon — runs (PostgreSQL): every run in the time range, and two or more runs compared side by
 // side. Reads the documented tables and views only (test_runs, run_summary, instance_samples,
 // loadgen_requests), so the numbers are those of `paasmon correlate` and the SQL reports.
-import {
-  DashboardBuilder,
-  DashboardLinkBuilder,
-  DashboardLinkType,
-  QueryVariableBuilder,
-  RowBuilder,
-  VariableRefresh,
-} from '@grafana/grafana-foundation-sdk/dashboard';
+import { QueryVariableBuilder, RowBuilder, VariableRefresh } from '@grafana/grafana-foundation-sdk/dashboard';
 import * as barchart from '@grafana/grafana-foundation-sdk/barchart';
-import * as table from '@grafana/grafana-foundation-sdk/table';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import * as xychart from '@grafana/grafana-foundation-sdk/xychart';
-import { POSTGRESQL, UIDS, datasourceRef, datasourceVariable, finish, runAnnotations, sql } from './common.js';
+import {
+  POSTGRESQL,
+  UIDS,
+  datasourceRef,
+  datasourceVariable,
+  finish,
+  paasmonDashboard,
+  runAnnotations,
+  sql,
+  sqlTable,
+} from './common.js';
 
 /** Run ids picked in the `run` variable (Grafana quotes each: '3','7'). */
 const SELECTED = 'IN ($run)';
@@ -85,23 +87,12 @@ const xy = (title, description) =>
   new xychart.PanelBuilder().title(title).description(description).datasource(ds()).height(9).span(12);
 
 export function runsDashboard() {
-  const builder = new DashboardBuilder('paasmon — runs')
-    .uid(UIDS.runs)
-    .tags(['paasmon'])
-    .readonly()
-    .time({ from: 'now-7d', to: 'now' })
-    .timezone('utc')
-    .description(
-      'Load-test runs from PostgreSQL: every run in the time range, and the runs picked in "run" compared side by side.',
-    )
-    .link(
-      new DashboardLinkBuilder('paasmon dashboards')
-        .type(DashboardLinkType.Dashboards)
-        .tags(['paasmon'])
-        .asDropdown(true)
-        .keepTime(true)
-        .includeVars(false),
-    )
+  const builder = paasmonDashboard(
+    'paasmon — runs',
+    UIDS.runs,
+    'now-7d',
+    'Load-test runs from PostgreSQL: every run in the time range, and the runs picked in "run" compared side by side.',
+  )
     .withVariable(datasourceVariable(POSTGRESQL, 'PostgreSQL'))
     .withVariable(
       new QueryVariableBuilder('run')
@@ -115,13 +106,12 @@ export function runsDashboard() {
     .annotation(runAnnotations());
 
   builder.withRow(new RowBuilder('All runs in the time range')).withPanel(
-    new table.PanelBuilder()
-      .title('Runs')
-      .description('One row per run (run_summary). Click a run to open its router detail over its own time range.')
-      .datasource(ds())
-      .height(10)
-      .span(24)
-      .withTarget(sql(RUNS_SQL))
+    sqlTable(
+      'Runs',
+      'One row per run (run_summary). Click a run to open its router detail over its own time range.',
+      RUNS_SQL,
+      10,
+    )
       .overrideByName('run_id', [{ id: 'links', value: [runLink] }])
       .overrideByName('label', [{ id: 'links', value: [runLink] }])
       .overrideByName('from_ms', [{ id: 'custom.hidden', value: true }])
@@ -133,13 +123,7 @@ export function runsDashboard() {
   builder
     .withRow(new RowBuilder('Selected runs side by side'))
     .withPanel(
-      new table.PanelBuilder()
-        .title('Selected runs')
-        .description('Every run_summary column of the runs picked in "run".')
-        .datasource(ds())
-        .height(8)
-        .span(24)
-        .withTarget(sql(COMPARE_SQL))
+      sqlTable('Selected runs', 'Every run_summary column of the runs picked in "run".', COMPARE_SQL, 8)
         .overrideByRegexp('.*_ratio|cpu_utilization', [{ id: 'unit', value: 'percentunit' }])
         .overrideByRegexp('.*_ms', [{ id: 'unit', value: 'ms' }]),
     )
