@@ -8,6 +8,14 @@ import {
   DatasourceVariableBuilder,
   VariableHide,
 } from '@grafana/grafana-foundation-sdk/dashboard';
+import {
+  LegendDisplayMode,
+  LegendPlacement,
+  SortOrder,
+  TooltipDisplayMode,
+  VizLegendOptionsBuilder,
+  VizTooltipOptionsBuilder,
+} from '@grafana/grafana-foundation-sdk/common';
 import * as table from '@grafana/grafana-foundation-sdk/table';
 
 /**
@@ -60,6 +68,13 @@ export function sqlTable(title, description, rawSql, height) {
     .span(24)
     .withTarget(sql(rawSql));
 }
+
+/** A legend under the chart: which instance or run a line is matters more than the space. */
+export const legend = () =>
+  new VizLegendOptionsBuilder().showLegend(true).displayMode(LegendDisplayMode.List).placement(LegendPlacement.Bottom);
+
+/** Hovering shows every series at that point, highest first, so instances and runs compare. */
+export const tooltip = () => new VizTooltipOptionsBuilder().mode(TooltipDisplayMode.Multi).sort(SortOrder.Descending);
 
 /** Every panel and query reads its datasource from this variable. */
 export const DATASOURCE_VARIABLE = 'datasource';

@@ -13,7 +13,16 @@ import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as statetimeline from '@grafana/grafana-foundation-sdk/statetimeline';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
-import { PROMETHEUS, UIDS, datasourceRef, datasourceVariable, finish, paasmonDashboard } from './common.js';
+import {
+  PROMETHEUS,
+  UIDS,
+  datasourceRef,
+  datasourceVariable,
+  finish,
+  legend,
+  paasmonDashboard,
+  tooltip,
+} from './common.js';
 
 const INSTANCE = 'app=~"$app",process_type=~"$process_type",instance_index=~"$instance_index"';
 const INSTANCE_LEGEND = '{{app}}/{{process_type}} #{{instance_index}}';
@@ -26,6 +35,8 @@ const prom = (expr, legend, refId = 'A') =>
 /** @param {string} title @param {string} description @param {string} unit */
 const series = (title, description, unit) =>
   new timeseries.PanelBuilder()
+    .legend(legend())
+    .tooltip(tooltip())
     .title(title)
     .description(description)
     .unit(unit)

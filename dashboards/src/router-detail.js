@@ -10,6 +10,8 @@ import {
   datasourceRef,
   datasourceVariable,
   finish,
+  legend,
+  tooltip,
   paasmonDashboard,
   runAnnotations,
   sql,
@@ -77,6 +79,8 @@ const ds = () => datasourceRef(POSTGRESQL);
 /** @param {string} title @param {string} description @param {string} unit */
 const series = (title, description, unit) =>
   new timeseries.PanelBuilder()
+    .legend(legend())
+    .tooltip(tooltip())
     .title(title)
     .description(description)
     .unit(unit)

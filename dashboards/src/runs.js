@@ -11,6 +11,8 @@ import {
   datasourceRef,
   datasourceVariable,
   finish,
+  legend,
+  tooltip,
   paasmonDashboard,
   runAnnotations,
   sql,
@@ -82,9 +84,20 @@ const runLink = {
   url: `/d/${UIDS.router}?var-run=\${__data.fields.run_id}&var-app=\${__data.fields.app_name}&from=\${__data.fields.from_ms}&to=\${__data.fields.to_ms}`,
 };
 
-/** @param {string} title @param {string} description */
-const xy = (title, description) =>
-  new xychart.PanelBuilder().title(title).description(description).datasource(ds()).height(9).span(12);
+/**
+ * Points and lines across runs sorted by x; plain lines for series over time since run start.
+ * @param {string} title @param {string} description @param {xychart.XYShowMode} [show]
+ */
+const xy = (title, description, show = xychart.XYShowMode.PointsAndLines) =>
+  new xychart.PanelBuilder()
+    .show(show)
+    .legend(legend())
+    .tooltip(tooltip())
+    .title(title)
+    .description(description)
+    .datasource(ds())
+    .height(9)
+    .span(12);
 
 export function runsDashboard() {
   const builder = paasmonDashboard(
@@ -129,6 +142,7 @@ export function runsDashboard() {
     )
     .withPanel(
       new barchart.PanelBuilder()
+        .legend(legend())
         .title('Throughput and throughput per CPU %')
         .description('Requests without error per second, and per percent of one core used (thesis table 7.2).')
         .datasource(ds())
@@ -140,6 +154,8 @@ export function runsDashboard() {
     )
     .withPanel(
       new timeseries.PanelBuilder()
+        .legend(legend())
+        .tooltip(tooltip())
         .title('Load-generator throughput over time')
         .description('Requests without error per second, per selected run.')
         .datasource(ds())
@@ -166,6 +182,7 @@ export function runsDashboard() {
       xy(
         'CPU per instance since run start',
         'Each instance of each selected run, against seconds since its run started, so runs overlay. % of one core.',
+        xychart.XYShowMode.Lines,
       )
         .withTarget(sql(CPU_SINCE_START_SQL))
         .withTransformation(partitionBySeries)
@@ -175,6 +192,7 @@ export function runsDashboard() {
       xy(
         'Memory per instance since run start',
         'Each instance of each selected run, against seconds since its run started.',
+        xychart.XYShowMode.Lines,
       )
         .withTarget(sql(MEMORY_SINCE_START_SQL))
         .withTransformation(partitionBySeries)
