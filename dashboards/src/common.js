@@ -17,6 +17,7 @@ import {
   VizTooltipOptionsBuilder,
 } from '@grafana/grafana-foundation-sdk/common';
 import * as table from '@grafana/grafana-foundation-sdk/table';
+import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 
 /**
  * Grafana 10.0 writes schemaVersion 38; Grafana 10, 11 and 12 all load it (later versions migrate it
@@ -75,6 +76,23 @@ export const legend = () =>
 
 /** Hovering shows every series at that point, highest first, so instances and runs compare. */
 export const tooltip = () => new VizTooltipOptionsBuilder().mode(TooltipDisplayMode.Multi).sort(SortOrder.Descending);
+
+/**
+ * A half-width time series with a legend and a multi-series tooltip.
+ * @param {string} type datasource plugin id @param {string} title @param {string} description @param {string} unit
+ * @param {number} height
+ */
+export function timeSeries(type, title, description, unit, height) {
+  return new timeseries.PanelBuilder()
+    .legend(legend())
+    .tooltip(tooltip())
+    .title(title)
+    .description(description)
+    .unit(unit)
+    .datasource(datasourceRef(type))
+    .height(height)
+    .span(12);
+}
 
 /** Every panel and query reads its datasource from this variable. */
 export const DATASOURCE_VARIABLE = 'datasource';

@@ -12,17 +12,7 @@ import {
 import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as statetimeline from '@grafana/grafana-foundation-sdk/statetimeline';
-import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
-import {
-  PROMETHEUS,
-  UIDS,
-  datasourceRef,
-  datasourceVariable,
-  finish,
-  legend,
-  paasmonDashboard,
-  tooltip,
-} from './common.js';
+import { PROMETHEUS, UIDS, datasourceRef, datasourceVariable, finish, paasmonDashboard, timeSeries } from './common.js';
 
 const INSTANCE = 'app=~"$app",process_type=~"$process_type",instance_index=~"$instance_index"';
 const INSTANCE_LEGEND = '{{app}}/{{process_type}} #{{instance_index}}';
@@ -33,16 +23,7 @@ const prom = (expr, legend, refId = 'A') =>
   new DataqueryBuilder().datasource(datasourceRef(PROMETHEUS)).expr(expr).legendFormat(legend).refId(refId);
 
 /** @param {string} title @param {string} description @param {string} unit */
-const series = (title, description, unit) =>
-  new timeseries.PanelBuilder()
-    .legend(legend())
-    .tooltip(tooltip())
-    .title(title)
-    .description(description)
-    .unit(unit)
-    .datasource(datasourceRef(PROMETHEUS))
-    .height(8)
-    .span(12);
+const series = (title, description, unit) => timeSeries(PROMETHEUS, title, description, unit, 8);
 
 /** @param {string} title @param {string} description @param {string} unit */
 const single = (title, description, unit) =>

@@ -3,15 +3,13 @@
 import { QueryVariableBuilder, RowBuilder, VariableRefresh } from '@grafana/grafana-foundation-sdk/dashboard';
 import { HeatmapCellLayout, StackingConfigBuilder, StackingMode } from '@grafana/grafana-foundation-sdk/common';
 import * as heatmap from '@grafana/grafana-foundation-sdk/heatmap';
-import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import {
   POSTGRESQL,
   UIDS,
   datasourceRef,
   datasourceVariable,
   finish,
-  legend,
-  tooltip,
+  timeSeries,
   paasmonDashboard,
   runAnnotations,
   sql,
@@ -77,17 +75,7 @@ GROUP BY 1, 2 ORDER BY 1`;
 const ds = () => datasourceRef(POSTGRESQL);
 
 /** @param {string} title @param {string} description @param {string} unit */
-const series = (title, description, unit) =>
-  new timeseries.PanelBuilder()
-    .legend(legend())
-    .tooltip(tooltip())
-    .title(title)
-    .description(description)
-    .unit(unit)
-    .datasource(ds())
-    .height(9)
-    .span(12)
-    .min(0);
+const series = (title, description, unit) => timeSeries(POSTGRESQL, title, description, unit, 9).min(0);
 
 export function routerDetailDashboard() {
   const builder = paasmonDashboard(
