@@ -22,7 +22,7 @@ import { formatTable } from './format.js';
 
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 const EMBEDDED_POSTGRES = fileURLToPath(new URL('../../sandbox/embedded-postgres.js', import.meta.url));
-const PROMETHEUS_CONFIG = fileURLToPath(new URL('../../prometheus/demo.yml', import.meta.url));
+const PROMETHEUS_DIR = fileURLToPath(new URL('../../prometheus/', import.meta.url));
 const APP = 'bulletin-board';
 const IMPLEMENTATIONS = ['node'];
 const START_TIMEOUT_MS = 60_000;
@@ -369,7 +369,17 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
   );
 
   if (!options.keep) return 0;
-  await keepRunning({ out, env, tmp, supervisor, metricsPort, urlFile, routerUrl: ready.routerUrl, sleep });
+  await keepRunning({
+    out,
+    env,
+    tmp,
+    supervisor,
+    metricsPort,
+    databaseUrl,
+    urlFile,
+    routerUrl: ready.routerUrl,
+    sleep,
+  });
   await new Promise((resolve) =>
     signal.aborted ? resolve(undefined) : signal.addEventListener('abort', resolve, { once: true }),
   );
@@ -431,41 +441,53 @@ async function liveProgress({ pool, runId, out, exited, sleep }) {
 }
 
 /**
- * --keep: everything stays up until Ctrl-C, with Prometheus scraping collect when it is installed.
+ * --keep: everything stays up until Ctrl-C, with Prometheus (the shipped prometheus.yml and rules.yml)
+ * scraping collect when it is installed, and the settings Grafana's provisioning reads in a file.
  * @param {{ out: (line: string) => void, env: Record<string, string | undefined>, tmp: string,
- *   supervisor: ReturnType<typeof createSupervisor>,
- *   metricsPort: number, urlFile: string, routerUrl: string, sleep: (ms: number) => Promise<unknown> }} deps
+ *   supervisor: ReturnType<typeof createSupervisor>, metricsPort: number, databaseUrl: string, urlFile: string,
+ *   routerUrl: string, sleep: (ms: number) => Promise<unknown> }} deps
  */
-async function keepRunning({ out, env, tmp, supervisor, metricsPort, urlFile, routerUrl, sleep }) {
+async function keepRunning({ out, env, tmp, supervisor, metricsPort, databaseUrl, urlFile, routerUrl, sleep }) {
   const prometheus = onPath('prometheus', env);
+  let prometheusUrl = '';
   if (prometheus) {
-    const config = path.join(tmp, 'prometheus.yml');
-    fs.writeFileSync(
-      config,
-      fs.readFileSync(PROMETHEUS_CONFIG, 'utf8').replace('127.0.0.1:9469', `127.0.0.1:${metricsPort}`),
-    );
+    const dir = path.join(tmp, 'prometheus');
+    fs.mkdirSync(dir);
+    const config = fs.readFileSync(path.join(PROMETHEUS_DIR, 'prometheus.yml'), 'utf8');
+    fs.writeFileSync(path.join(dir, 'prometheus.yml'), config.replace('localhost:9469', `127.0.0.1:${metricsPort}`));
+    fs.copyFileSync(path.join(PROMETHEUS_DIR, 'rules.yml'), path.join(dir, 'rules.yml'));
     const port = await freePort();
-    const child = supervisor.start(
-      'prometheus',
-      prometheus,
-      [
-        `--config.file=${config}`,
-        `--storage.tsdb.path=${path.join(tmp, 'prometheus')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-        '--log.level=warn',
-      ],
-      { env: { PATH: env.PATH ?? '' } },
-    );
+    const args = [
+      `--config.file=${path.join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ];
+    const child = supervisor.start('prometheus', prometheus, args, { env: { PATH: env.PATH ?? '' } });
     await Promise.race([sleep(2000), child.exited]);
-    if (child.process.exitCode !== null) out(`prometheus did not start:\n${child.tail()}`);
-    else
-      out(
-        `prometheus: http://127.0.0.1:${port} (scrapes ${`127.0.0.1:${metricsPort}`} every second; Grafana data source: this URL)`,
-      );
+    if (child.process.exitCode === null) {
+      prometheusUrl = `http://127.0.0.1:${port}`;
+      out(`prometheus: ${prometheusUrl} (prometheus/prometheus.yml and rules.yml, scraping 127.0.0.1:${metricsPort})`);
+    } else {
+      out(`prometheus did not start:\n${child.tail()}`);
+    }
   } else {
     out('prometheus: not installed, skipped (apt-get install prometheus, then run the demo again with --keep)');
   }
-  out(`database: DATABASE_URL is in ${urlFile} (Grafana PostgreSQL data source; run_summary, correlated_requests)`);
+  const db = new URL(databaseUrl);
+  const grafanaEnv = path.join(tmp, 'grafana.env');
+  const settings = {
+    PAASMON_PROMETHEUS_URL: prometheusUrl,
+    PAASMON_PG_HOST: `${db.hostname}:${db.port || 5432}`,
+    PAASMON_PG_USER: decodeURIComponent(db.username),
+    PAASMON_PG_PASSWORD: decodeURIComponent(db.password),
+    PAASMON_PG_DATABASE: decodeURIComponent(db.pathname.slice(1)),
+    PAASMON_PG_SSLMODE: 'disable',
+  };
+  const lines = Object.entries(settings).map(([k, v]) => `${k}=${v}\n`);
+  fs.writeFileSync(grafanaEnv, lines.join(''), { mode: 0o600 });
+  out(`grafana: the provisioning settings (README, "Dashboards") are in ${grafanaEnv}: docker run --env-file it`);
+  out(`database: DATABASE_URL is in ${urlFile}`);
   out(
     `more load: DATABASE_URL=$(cat ${urlFile}) npx paasmon loadgen --url ${routerUrl}/api/board ` +
       '--duration 60s --parallel 8',

@@ -216,6 +216,11 @@ describe('paasmon demo', () => {
       what: 'Prometheus to scrape the instance CPU',
     });
     assert.equal((await vector('up{job="paasmon"}'))[0].value[1], '1');
+    const grafanaEnv = /^grafana: .* are in (\S+):/m.exec(demo.output.stdout)?.[1];
+    const settings = fs.readFileSync(/** @type {string} */ (grafanaEnv), 'utf8');
+    assert.match(settings, new RegExp(`^PAASMON_PROMETHEUS_URL=${prometheus}$`, 'm'));
+    assert.match(settings, new RegExp(`^PAASMON_PG_HOST=127\\.0\\.0\\.1:${new URL(db.url).port}$`, 'm'));
+    assert.ok(!demo.output.stdout.includes('test-password'), 'the database password is not printed');
     demo.child.kill('SIGINT');
     const exit = await exitWithin(demo.exited, 30_000);
     assert.equal(exit.code, 0, `${demo.output.stdout}\n${demo.output.stderr}`);
