@@ -10,10 +10,10 @@ import { formatInstanceTable } from './format.js';
 /**
  * One Cloud Controller poll now: samples written to PostgreSQL and printed as a table.
  * @param {import('../config/index.js').Config} config
- * @param {{ log: import('pino').Logger, out: (line: string) => void }} deps
+ * @param {{ log: import('pino').Logger, out: (line: string) => void, err: (line: string) => void }} deps
  * @returns {Promise<number>} exit code
  */
-export async function pollCommand(config, { log, out }) {
+export async function pollCommand(config, { log, out, err }) {
   requireCloudController(config);
   const database = await openDatabase(config, { log });
   const source = createCloudControllerSource(config, { log });
@@ -26,11 +26,11 @@ export async function pollCommand(config, { log, out }) {
     if (outcome.records.length) out(formatInstanceTable(outcome.records));
     await postgres.close();
     if (outcome.error) {
-      out(`poll failed: ${outcome.error.message}`);
+      err(`paasmon: poll failed: ${outcome.error.message}`);
       return 1;
     }
     if (postgres.pending > 0) {
-      out(`${postgres.pending} samples could not be written to PostgreSQL: ${postgres.lastError?.message}`);
+      err(`paasmon: ${postgres.pending} samples could not be written to PostgreSQL: ${postgres.lastError?.message}`);
       return 1;
     }
     out(

@@ -4,7 +4,7 @@
 // `paasmon run start`, never a `cf push`.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
-import { scheduledRuns, workerDroveRun } from '../../exporters/postgres/queries/runs.js';
+import { finishRun, scheduledRuns, workerDroveRun } from '../../exporters/postgres/queries/runs.js';
 import { runLoad } from '../../loadgen/run.js';
 import { loadgenOptions } from './flags.js';
 import { serveLoadgenMetrics } from './loadgen.js';
@@ -59,6 +59,8 @@ export function workerCommand(config, { log, out }, flags) {
           try {
             await runLoad(pool, run.id, options, { log, out, signal: stop.signal, observe: metrics?.observe });
           } finally {
+            // The run ends when its load does, however that ends (with several workers: the last one).
+            await finishRun(pool, run.id).catch((err) => log.warn({ err, runId: run.id }, 'worker: ending the run'));
             await metrics?.close();
           }
         }

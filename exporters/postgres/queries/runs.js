@@ -3,7 +3,7 @@
 /**
  * @typedef {object} RunSpec
  * @property {string} label
- * @property {string} appName
+ * @property {string} [appName] unknown when not given (never guessed)
  * @property {string} [implementation]
  * @property {number} [instances]
  * @property {number} [parallel]
@@ -19,7 +19,7 @@ export async function startRun(pool, spec) {
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
     [
       spec.label,
-      spec.appName,
+      spec.appName ?? null,
       spec.implementation ?? null,
       spec.instances ?? null,
       spec.parallel ?? null,
@@ -41,6 +41,17 @@ export async function stopRun(pool, id) {
     id,
   ]);
   return rowCount === 1;
+}
+
+/**
+ * Ends a run a command created or drove, when it finishes. Several workers may drive one run: the
+ * run ends when the last of them does (an earlier end is moved to now).
+ * @param {import('pg').Pool} pool @param {number} id
+ */
+export async function finishRun(pool, id) {
+  await pool.query('UPDATE test_runs SET ended_at = now() WHERE id = $1 AND (ended_at IS NULL OR ended_at < now())', [
+    id,
+  ]);
 }
 
 /** @param {import('pg').Pool} pool @param {number} id */
