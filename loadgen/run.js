@@ -43,9 +43,14 @@ export async function runLoad(pool, runId, options, { log, out, signal, observe,
     },
     onProgress: progress ? (s, elapsed) => progress(formatProgress(s, elapsed)) : undefined,
   });
-  await recorder.close();
+  // The summary of what was done comes first, even when some requests could not be written.
+  const unwritten = await recorder.close().then(
+    () => undefined,
+    (err) => err,
+  );
   out(formatSummary(stats, elapsedMs));
   out(`\nrun ${runId}, worker ${options.worker}: ${recorder.written} requests recorded`);
+  if (unwritten) throw unwritten;
   const broken = failedChecks(stats, options);
   for (const line of broken) out(`FAILED: ${line}`);
   return broken.length ? 1 : 0;

@@ -275,6 +275,12 @@ describe('paasmon run and loadgen', () => {
         { what: 'both workers drove run 2' },
       );
       assert.equal(app.seen.length, 260);
+      // Issue 12 bug 5: a run a worker drove is ended when its load ends (it stayed open).
+      const ended = await waitFor(
+        async () => (await db.query('SELECT ended_at FROM test_runs WHERE id = $1', [second])).rows[0].ended_at,
+        { what: 'the workers ended run 2' },
+      );
+      assert.ok(ended instanceof Date);
     } finally {
       for (const w of workers) w.child.kill('SIGTERM');
       const exits = await Promise.all(workers.map((w) => w.exited));
@@ -282,6 +288,62 @@ describe('paasmon run and loadgen', () => {
         { code: 0, signal: null },
         { code: 0, signal: null },
       ]);
+      await app.close();
+    }
+  });
+
+  // Issue 12 bug 5: the app was guessed from the host ("127") with no --app, and the run stayed open.
+  it('a run loadgen creates has its --app and --label and is ended when the load ends, however it ends', async () => {
+    const app = await startApp(() => ({}));
+    try {
+      const ok = await runCli(['loadgen', '--url', app.url, '--requests', '20', '--app', 'shop', '--label', 'L1'], env);
+      assert.equal(ok.code, 0, ok.stderr);
+      const failed = await runCli(
+        ['loadgen', '--url', 'http://127.0.0.1:9/', '--requests', '3', '--max-error-ratio', '0'],
+        env,
+      );
+      assert.equal(failed.code, 1, failed.stderr);
+      const ids = [ok, failed].map((r) => Number(/^run (\d+) started/m.exec(r.stdout)?.[1]));
+      const { rows: runs } = await db.query(
+        'SELECT id, label, app_name, ended_at FROM test_runs WHERE id = ANY($1) ORDER BY id',
+        [ids],
+      );
+      assert.deepEqual(
+        runs.map((r) => [r.label, r.app_name, r.ended_at instanceof Date]),
+        [
+          ['L1', 'shop', true],
+          ['loadgen 127.0.0.1:9', null, true],
+        ],
+      );
+      assert.match(ok.stdout, new RegExp(`^next: paasmon ingest .*paasmon correlate --run ${ids[0]}$`, 'm'));
+    } finally {
+      await app.close();
+    }
+  });
+
+  // Issue 12 bug 6: Ctrl-C killed loadgen with exit 130, no summary, the buffer lost and the run open.
+  it('Ctrl-C: the summary of what was done, every request written, the run ended, exit 130', async () => {
+    const app = await startApp(() => ({ delayMs: 20 }));
+    const loadgen = startCli(['loadgen', '--url', app.url, '--duration', '60s', '--parallel', '4'], env);
+    try {
+      const run = await waitFor(() => Number(/^run (\d+) started/m.exec(loadgen.output.stdout)?.[1]), {
+        what: `the run\n${loadgen.output.stderr}`,
+      });
+      await waitFor(() => app.seen.length > 100, { what: 'some requests sent' });
+      loadgen.child.kill('SIGINT');
+      const exit = await loadgen.exited;
+      assert.deepEqual(exit, { code: 130, signal: null }, loadgen.output.stderr);
+      const summarised = Number(/^ {2}Requests: +(\d+)$/m.exec(loadgen.output.stdout)?.[1]);
+      const stored = (await rows(run)).length;
+      // Requests in flight at the signal finished: every request the app saw is in the summary and stored.
+      assert.equal(summarised, app.seen.length, loadgen.output.stdout);
+      assert.equal(stored, app.seen.length);
+      assert.match(loadgen.output.stdout, new RegExp(`run ${run}, worker .*: ${stored} requests recorded`));
+      const { rows: ended } = await db.query('SELECT ended_at FROM test_runs WHERE id = $1', [run]);
+      assert.ok(ended[0].ended_at instanceof Date, 'the run loadgen created is ended');
+      assert.match(loadgen.output.stderr, /SIGINT: stopping/);
+    } finally {
+      if (loadgen.child.exitCode === null) loadgen.child.kill('SIGKILL');
       await app.close();
     }
   });

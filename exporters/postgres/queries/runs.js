@@ -44,14 +44,30 @@ export async function stopRun(pool, id) {
 }
 
 /**
- * Ends a run a command created or drove, when it finishes. Several workers may drive one run: the
- * run ends when the last of them does (an earlier end is moved to now).
+ * Ends a run the load generator created, when its load ends (however it ends).
  * @param {import('pg').Pool} pool @param {number} id
  */
 export async function finishRun(pool, id) {
-  await pool.query('UPDATE test_runs SET ended_at = now() WHERE id = $1 AND (ended_at IS NULL OR ended_at < now())', [
-    id,
-  ]);
+  await pool.query('UPDATE test_runs SET ended_at = now() WHERE id = $1 AND ended_at IS NULL', [id]);
+}
+
+/**
+ * Ends a run workers drove, unless another worker is still recording into it (a worker may join a
+ * run up to a poll later than the first): the last worker to finish ends it, at its last response.
+ * @param {import('pg').Pool} pool @param {number} id @param {number} quietMs no records this recent
+ * @returns {Promise<boolean>} whether it was ended now
+ */
+export async function finishDrivenRun(pool, id, quietMs) {
+  const { rowCount } = await pool.query(
+    `UPDATE test_runs t SET ended_at = coalesce(
+       (SELECT max(started_at + duration_ms * interval '1 millisecond') FROM loadgen_requests WHERE run_id = t.id),
+       now())
+     WHERE id = $1 AND ended_at IS NULL
+       AND NOT EXISTS (SELECT 1 FROM loadgen_requests l WHERE l.run_id = t.id
+         AND l.started_at + l.duration_ms * interval '1 millisecond' > now() - $2 * interval '1 millisecond')`,
+    [id, quietMs],
+  );
+  return rowCount === 1;
 }
 
 /** @param {import('pg').Pool} pool @param {number} id */
