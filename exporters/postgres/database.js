@@ -72,19 +72,52 @@ export async function openDatabase(config, { log }) {
 }
 
 /**
- * Opens the database, applies pending migrations, runs `work` with the pool, and closes it again:
- * the frame of every command that only needs PostgreSQL.
+ * Opens the database, applies pending migrations, runs `work` with the pool (and the names of the
+ * migrations applied now), and closes it again: the frame of every command that only needs PostgreSQL.
  * @template T
  * @param {DatabaseSettings} config @param {import('pino').Logger} log
- * @param {(pool: import('pg').Pool) => Promise<T>} work
+ * @param {(pool: import('pg').Pool, applied: string[]) => Promise<T>} work
  * @returns {Promise<T>}
  */
 export async function withMigratedDatabase(config, log, work) {
   const database = await openDatabase(config, { log });
   try {
-    await migrate(database.pool, log);
-    return await work(database.pool);
+    const applied = await migrate(database.pool, log).catch((err) => {
+      throw unreachable(err, config);
+    });
+    return await work(database.pool, applied);
   } finally {
     await database.close();
   }
+}
+
+/** Errors of connecting, as opposed to those of a statement. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET']);
+const CONNECTION_SQLSTATES = new Set(['28P01', '28000', '3D000']); // bad password, no such role/database
+
+/**
+ * A connection failure names where the database came from (DATABASE_URL, the bound service, the
+ * embedded server) and the host, so the user knows what to fix; other errors are left as they are.
+ * @param {unknown} err @param {DatabaseSettings} config
+ */
+export function unreachable(err, config) {
+  const e = /** @type {any} */ (err);
+  const first = e instanceof AggregateError && e.errors.length ? e.errors[0] : e;
+  const code = first?.code;
+  if (!CONNECTION_CODES.has(code) && !CONNECTION_SQLSTATES.has(code) && !/timeout/i.test(first?.message ?? '')) {
+    return err;
+  }
+  const where = {
+    env: 'DATABASE_URL',
+    vcap: 'the bound PostgreSQL service (VCAP_SERVICES)',
+    embedded: `the embedded server (${config.dataDir})`,
+  }[config.databaseSource];
+  let host = '';
+  try {
+    if (config.databaseUrl) host = ` at ${new URL(config.databaseUrl).host}`;
+  } catch {
+    /* the URL was validated by the config; nothing to add */
+  }
+  const reason = first?.message || code;
+  return new Error(`PostgreSQL${host} from ${where}: ${reason}`, { cause: err });
 }

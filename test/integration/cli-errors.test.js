@@ -184,14 +184,14 @@ describe('no stack traces for users: every command, every kind of bad input', ()
       args: ['run', 'list'],
       env: { DATABASE_URL: 'postgres://u:p@127.0.0.1:9/db' },
       code: 1,
-      says: /ECONNREFUSED/,
+      says: /^paasmon: PostgreSQL at 127\.0\.0\.1:9 from DATABASE_URL: .*ECONNREFUSED/,
     },
     {
       name: 'refused database password',
       args: ['migrate'],
       env: { DATABASE_URL: db.url.replace('test-password', 'wrong') },
       code: 1,
-      says: /password authentication failed/,
+      says: /^paasmon: PostgreSQL at 127\.0\.0\.1:\d+ from DATABASE_URL: password authentication failed/,
     },
     {
       name: 'unreachable Cloud Controller',

@@ -102,6 +102,23 @@ describe('embedded PostgreSQL', () => {
         const [{ n }] = await query(dataDir, `SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = ${run}`);
         assert.equal(n, summarised, 'every request of the load is stored');
         assert.ok(runningServer(dataDir), 'the server keeps running for the next command');
+
+        // The README's psql step with the default setup: psql on the same server, the password in
+        // its environment, not on its command line.
+        const psql = await runCli(
+          ['psql', '-tA', '-c', `SELECT count(*) FROM loadgen_requests WHERE run_id = ${run}`],
+          env,
+        );
+        assert.equal(psql.code, 0, psql.stderr);
+        assert.equal(psql.stdout.trim(), String(summarised));
+        const url = await runCli(['db', 'url'], env);
+        assert.match(
+          url.stdout.trim(),
+          new RegExp(`^postgres://paasmon:[^@]+@127\\.0\\.0\\.1:${runningServer(dataDir)?.port}/postgres$`),
+        );
+        const status = await runCli(['db', 'status'], env);
+        assert.match(status.stdout, /embedded PostgreSQL: running/);
+        assert.ok(!status.stdout.includes(url.stdout.trim()), 'status hides the password');
       } finally {
         if (collect.child.exitCode === null) collect.child.kill('SIGKILL');
       }
