@@ -27,6 +27,12 @@ export function pollCommand(config, { log, out, err }) {
         err(`paasmon: poll failed: ${outcome.error.message}`);
         return 1;
       }
+      // A typo in CF_APPS must not pass quietly: the others are polled and written, and poll fails.
+      const missing = poller.state.lastWarnings.filter((w) => w.reason === 'app_not_found');
+      if (missing.length) {
+        err(`paasmon: poll: ${missing.map((w) => w.detail).join('; ')} (check CF_APPS)`);
+        return 1;
+      }
       if (postgres.pending > 0) {
         err(`paasmon: ${postgres.pending} samples could not be written to PostgreSQL: ${postgres.lastError?.message}`);
         return 1;

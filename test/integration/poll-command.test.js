@@ -151,6 +151,16 @@ describe('paasmon poll', () => {
     assert.match(result.stderr, /Stats server temporarily unavailable\./);
   });
 
+  // Issue 12 bug 7: CF_APPS=bulletin-java,nosuchapp exited 0 and the table quietly left the app out.
+  it('fails naming an app of CF_APPS that does not exist, and still writes the others', async () => {
+    const result = await runCli(['poll'], { ...env, CF_APPS: 'app-0,nosuchapp' });
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /^paasmon: poll: app "nosuchapp" not found.* \(check CF_APPS\)$/m);
+    assert.match(result.stdout, /^app-0\s+web\s+0\s/m);
+    const names = (await db.query('SELECT DISTINCT app_name FROM instance_samples')).rows.map((r) => r.app_name);
+    assert.deepEqual(names, ['app-0']);
+  });
+
   it('exits 1 with a clear message on bad credentials, never logging the password', async () => {
     const result = await runCli(['poll'], { ...env, CF_PASSWORD: 'wrong-password-123' });
     assert.equal(result.code, 1);
