@@ -165,6 +165,7 @@ export function createProgram(deps, setExitCode) {
     .option('--max-error-ratio <x>', 'exit 1 when the error ratio is above x')
     .option('--max-p95 <ms>', 'exit 1 when p95 is above this many ms')
     .option('--metrics-port <port>', 'serve /metrics while running (default: $PORT when set)')
+    .option('--summary-export <file>', 'also write the summary as JSON (latency percentiles, histogram, statuses)')
     .action(verb('loadgen', 'loadgenCommand'));
 
   program

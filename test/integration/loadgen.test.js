@@ -1,6 +1,9 @@
 // `paasmon run` and `paasmon loadgen` as processes, against local HTTP servers, into a real PostgreSQL.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { runCli, startCli, waitFor } from '../support/cli.js';
@@ -344,6 +347,45 @@ describe('paasmon run and loadgen', () => {
       assert.match(loadgen.output.stderr, /SIGINT: stopping/);
     } finally {
       if (loadgen.child.exitCode === null) loadgen.child.kill('SIGKILL');
+      await app.close();
+    }
+  });
+
+  // Issue 12 (friction): a JSON summary for scripts, checked against the stored rows.
+  it('--summary-export writes the summary as JSON that agrees with the stored requests', async () => {
+    const app = await startApp((n) => ({ status: n % 4 === 0 ? 503 : 200, delayMs: n % 10 }));
+    const file = path.join(os.tmpdir(), `paasmon-summary-${process.pid}.json`);
+    try {
+      const result = await runCli(
+        ['loadgen', '--url', app.url, '--requests', '200', '--parallel', '4', '--summary-export', file],
+        env,
+      );
+      assert.equal(result.code, 0, result.stderr);
+      const run = Number(/^run (\d+) started/m.exec(result.stdout)?.[1]);
+      const summary = JSON.parse(fs.readFileSync(file, 'utf8'));
+      const stored = await rows(run);
+      const durations = stored.map((r) => r.duration_ms).sort((a, b) => a - b);
+      assert.equal(summary.run_id, run);
+      assert.equal(summary.requests, 200);
+      assert.deepEqual(summary.status_codes, { 200: 150, 503: 50 });
+      assert.equal(summary.errors, 50);
+      assert.deepEqual(summary.errors_by_kind, {});
+      assert.ok(Math.abs(summary.latency_ms.min - durations[0]) < 1e-6, 'min exact');
+      assert.ok(Math.abs(summary.latency_ms.max - durations.at(-1)) < 1e-6, 'max exact');
+      // Nearest-rank p50 of the stored durations; HDR keeps 3 significant digits (+-0.1 %, >= 1 us).
+      const p50 = durations[Math.ceil(0.5 * durations.length) - 1];
+      assert.ok(
+        Math.abs(summary.latency_ms.p50 - p50) <= Math.max(0.001 * p50, 0.002),
+        `${summary.latency_ms.p50} ~ ${p50}`,
+      );
+      // The histogram is cumulative and ends with every request; each bucket counts what is <= its bound.
+      assert.equal(summary.histogram.at(-1).le_ms, '+Inf');
+      assert.equal(summary.histogram.at(-1).count, 200);
+      for (const { le_ms: le, count } of summary.histogram.slice(0, -1)) {
+        assert.equal(count, durations.filter((d) => d <= le).length, `le ${le}`);
+      }
+    } finally {
+      fs.rmSync(file, { force: true });
       await app.close();
     }
   });
