@@ -8,7 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SPACE_GUID, makeApps, startCfSimulator } from '../support/cf-simulator.js';
+import { cfEnv, makeApps, startCfSimulator } from '../support/cf-simulator.js';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 
@@ -170,10 +170,7 @@ describe('no stack traces for users: every command, every kind of bad input', ()
   /** Services reachable and configured, unless a case overrides it. */
   const good = () => ({
     DATABASE_URL: db.url,
-    CF_API: sim.url,
-    CF_USERNAME: 'admin',
-    CF_PASSWORD: 'admin-secret',
-    CF_SPACE_GUID: SPACE_GUID,
+    ...cfEnv(sim),
     CF_TIMEOUT: '2s',
   });
 

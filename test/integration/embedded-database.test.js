@@ -12,7 +12,7 @@ import pino from 'pino';
 import { loadConfig } from '../../collector/config/index.js';
 import { openDatabase } from '../../exporters/postgres/database.js';
 import { runningServer, stopEmbeddedServer } from '../../exporters/postgres/embedded-server.js';
-import { SPACE_GUID, makeApps, startCfSimulator } from '../support/cf-simulator.js';
+import { cfEnv, makeApps, startCfSimulator } from '../support/cf-simulator.js';
 import { CLI, runCli, startCli, waitFor } from '../support/cli.js';
 
 const REPO = path.resolve(path.dirname(CLI), '..');
@@ -68,15 +68,7 @@ describe('embedded PostgreSQL', () => {
     it('stopping the command that started the server loses nothing for the others, and logs no warning', async () => {
       const dataDir = newDataDir();
       dataDirs.push(dataDir);
-      const env = {
-        PAASMON_DATA_DIR: dataDir,
-        CF_API: sim.url,
-        CF_USERNAME: 'admin',
-        CF_PASSWORD: 'admin-secret',
-        CF_SPACE_GUID: SPACE_GUID,
-        POLL_SCHEDULE: '* * * * * *',
-        PORT: '0',
-      };
+      const env = { PAASMON_DATA_DIR: dataDir, ...cfEnv(sim), POLL_SCHEDULE: '* * * * * *', PORT: '0' };
       const collect = startCli(['collect'], env);
       try {
         await waitFor(() => collect.output.stderr.includes('"schedule"'), {
