@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { makeApp, startCfSimulator } from './cf-simulator.js';
 import { startGorouterStandin } from './gorouter-standin.js';
 import { createProcUsage } from './proc-usage.js';
-import { freePort } from '../exporters/postgres/database.js';
+import { freePort } from '../exporters/postgres/embedded-server.js';
 
 const INSTANCE_SERVER = fileURLToPath(new URL('./bulletin-board/server.js', import.meta.url));
 /** The CPU entitlement of one demo instance: one core. */

@@ -10,7 +10,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../core/errors.js';
-import { freePort, openDatabase } from '../../exporters/postgres/database.js';
+import { openDatabase } from '../../exporters/postgres/database.js';
+import {
+  embeddedUrl,
+  ensureEmbeddedServer,
+  freePort,
+  runningServer,
+  stopEmbeddedServer,
+} from '../../exporters/postgres/embedded-server.js';
 import { migrate } from '../../exporters/postgres/migrate.js';
 import { correlationCounts } from '../../exporters/postgres/queries/correlation.js';
 import { startRun, stopRun } from '../../exporters/postgres/queries/runs.js';
@@ -21,7 +28,6 @@ import { durationFlag, numberFlag } from './flags.js';
 import { formatTable } from './format.js';
 
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
-const EMBEDDED_POSTGRES = fileURLToPath(new URL('../../sandbox/embedded-postgres.js', import.meta.url));
 const PROMETHEUS_DIR = fileURLToPath(new URL('../../prometheus/', import.meta.url));
 const APP = 'bulletin-board';
 const IMPLEMENTATIONS = ['node'];
@@ -157,6 +163,10 @@ export async function demoCommand(config, { log, out }, flags) {
   const supervisor = createSupervisor(tmp);
   // The demo speaks through its progress lines; the children's logs go to files.
   const quietLog = log.isLevelEnabled('debug') ? log : log.child({}, { level: 'warn' });
+  // The demo's own embedded server (its own session: the terminal's Ctrl-C never reaches it), stopped at the end.
+  const dataDir = path.join(tmp, 'data');
+  /** @type {Promise<import('../../exporters/postgres/embedded-server.js').EmbeddedServer> | undefined} */
+  let embedded;
   /** @type {import('../../exporters/postgres/database.js').Database | undefined} */
   let database;
   try {
@@ -167,6 +177,10 @@ export async function demoCommand(config, { log, out }, flags) {
       env,
       options,
       tmp,
+      startEmbedded: () => {
+        embedded = ensureEmbeddedServer(dataDir, { log: quietLog });
+        return embedded;
+      },
       supervisor,
       signal: interrupt.signal,
       setDatabase: (d) => {
@@ -180,12 +194,34 @@ export async function demoCommand(config, { log, out }, flags) {
     }
     throw err;
   } finally {
-    // Our own connections first: the embedded server (a child, stopped last) then stops at once.
     await database?.close();
     await supervisor.stopAll();
+    // Last, once nothing writes to it any more; a start still under way (Ctrl-C came first) is waited for.
+    if (embedded) {
+      await embedded.catch(() => {});
+      await stopEmbedded(dataDir).catch((err) => log.error({ err }, 'demo: stopping PostgreSQL'));
+    }
     fs.rmSync(tmp, { recursive: true, force: true });
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+}
+
+/**
+ * Stops the demo's embedded server and waits for its process to be gone: pg_ctl returns once the
+ * server has removed its pid file, a moment before the process ends.
+ * @param {string} dataDir
+ */
+async function stopEmbedded(dataDir) {
+  const pid = runningServer(dataDir)?.pid;
+  await stopEmbeddedServer(dataDir);
+  for (let waited = 0; pid !== undefined && waited < 5000; waited += 50) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
@@ -197,11 +233,13 @@ export async function demoCommand(config, { log, out }, flags) {
  * @param {Record<string, string | undefined>} deps.env
  * @param {ReturnType<typeof demoOptions>} deps.options
  * @param {string} deps.tmp
+ * @param {() => Promise<import('../../exporters/postgres/embedded-server.js').EmbeddedServer>} deps.startEmbedded
+ *   the demo's own embedded PostgreSQL (without DATABASE_URL)
  * @param {ReturnType<typeof createSupervisor>} deps.supervisor
  * @param {AbortSignal} deps.signal
  * @param {(database: import('../../exporters/postgres/database.js').Database) => void} deps.setDatabase
  */
-async function runDemo({ config, log, out, env, options, tmp, supervisor, signal, setDatabase }) {
+async function runDemo({ config, log, out, env, options, tmp, startEmbedded, supervisor, signal, setDatabase }) {
   /**
    * Waits for `promise` unless Ctrl-C, or the end of a child the demo cannot go on without, comes first.
    * @template T @param {Promise<T>} promise @returns {Promise<T>}
@@ -222,16 +260,7 @@ async function runDemo({ config, log, out, env, options, tmp, supervisor, signal
       `${options.durationText} each, ${options.parallel} requests in flight`,
   );
   out(`[1/5] PostgreSQL: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded server in a temporary directory'}`);
-  const startPostgres = async () => {
-    const postgres = supervisor.start('postgres', process.execPath, [EMBEDDED_POSTGRES], {
-      env: { ...baseEnv, PAASMON_DATA_DIR: path.join(tmp, 'data') },
-      essential: true,
-    });
-    return /** @type {string} */ (
-      JSON.parse((await unlessInterrupted(postgres.waitForOutput(/^(\{"url":.*\})$/m, START_TIMEOUT_MS)))[1]).url
-    );
-  };
-  const databaseUrl = config.databaseUrl ?? (await startPostgres());
+  const databaseUrl = config.databaseUrl ?? embeddedUrl(await unlessInterrupted(startEmbedded()));
   const database = await unlessInterrupted(openDatabase({ ...config, databaseUrl }, { log }));
   setDatabase(database);
   const pool = database.pool;

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { correlationCounts } from '../../exporters/postgres/queries/correlation.js';
 import { startCli, waitFor } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
-import { watchProcessTree } from '../support/process-tree.js';
+import { processesMentioning, watchProcessTree } from '../support/process-tree.js';
 
 const demoDirs = () => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('paasmon-demo-'));
 
@@ -169,15 +169,15 @@ describe('paasmon demo', () => {
       what: `the run to start\n${demo.output.stdout}\n${demo.output.stderr}`,
     });
     await new Promise((r) => setTimeout(r, 1500));
-    assert.ok(
-      demo.tree.alive().some((p) => /postgres/.test(p.cmd)),
-      'the embedded PostgreSQL ran under the demo',
-    );
+    const [dir] = demoDirs().filter((d) => !tmpBefore.includes(d));
+    const server = () => processesMentioning(path.join(os.tmpdir(), dir, 'data')).filter((p) => /postgres/.test(p.cmd));
+    assert.equal(server().length, 1, 'the demo runs its own embedded PostgreSQL, on a data directory of its own');
     demo.child.kill('SIGINT');
     const exit = await exitWithin(demo.exited, 30_000);
     assert.equal(exit.code, 130, `${demo.output.stdout}\n${demo.output.stderr}`);
     assert.match(demo.output.stdout, /interrupted: stopping everything/);
     await assertNothingLeft(demo, tmpBefore);
+    assert.deepEqual(server(), [], 'its PostgreSQL is stopped too');
   });
 
   it('fails at once, stopping everything, when a process it needs dies mid-run', async () => {

