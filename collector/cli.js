@@ -140,6 +140,19 @@ export function createProgram(program, deps, setExitCode) {
       return correlateCommand(config, ctx, options);
     }));
 
+  const drain = program.command('drain').description('the collector as a Cloud Foundry syslog drain');
+  drain.command('setup')
+    .description('print (or, with --apply, run) the cf commands that bind apps to the collector\'s drain')
+    .requiredOption('--app <name...>', 'app whose logs (RTR lines included) go to the drain; repeat for several')
+    .option('--url <url>', 'the collector\'s route, e.g. https://paasmon.apps.example.com (default: this app\'s first route)')
+    .option('--tcp <host:port>', 'a syslog-tls:// drain on DRAIN_TCP_PORT (a TCP route) instead of HTTPS')
+    .option('--service <name>', 'name of the user-provided service', 'paasmon-drain')
+    .option('--apply', 'run the commands with the cf CLI (logged in, target set)')
+    .action(action(async (config, ctx, options) => {
+      const { drainSetupCommand } = await import('./commands/drain.js');
+      return drainSetupCommand(config, ctx, options, deps.env);
+    }));
+
   program.command('migrate')
     .description('apply the SQL migrations in sql/migrations')
     .action(action(async (config, ctx) => {

@@ -21,11 +21,15 @@ export const DEFAULTS = Object.freeze({
   DB_BUFFER_RECORDS: '100000',
   INGEST_LOOKBACK: '1h',
   ROUTER_LOG_FIELDS: '{}',
+  DRAIN_BUFFER_RECORDS: '20000',
+  LOG_CACHE_SCHEDULE: '*/15 * * * * *',
+  LOG_CACHE_LOOKBACK: '5m',
 });
 
 /** Keys whose values never appear in a log line or error message. */
 export const SECRET_KEYS = Object.freeze([
   'CF_PASSWORD', 'CF_CLIENT_SECRET', 'SEARCH_PASSWORD', 'SEARCH_API_KEY', 'METRICS_BEARER_TOKEN', 'DATABASE_URL',
+  'DRAIN_TOKEN', 'DRAIN_TLS_KEY',
 ]);
 
 const CONTRACT_KEYS = Object.freeze([
@@ -34,6 +38,8 @@ const CONTRACT_KEYS = Object.freeze([
   'SEARCH_URL', 'SEARCH_INDEX', 'SEARCH_USERNAME', 'SEARCH_PASSWORD', 'SEARCH_API_KEY', 'ROUTER_LOG_FORMAT',
   'INGEST_SCHEDULE', 'INGEST_DELAY', 'CORRELATION_HEADER', 'PORT', 'METRICS_BEARER_TOKEN', 'LOG_LEVEL',
   'DB_BUFFER_RECORDS', 'INGEST_LOOKBACK', 'ROUTER_LOG_FIELDS',
+  'DRAIN_TOKEN', 'DRAIN_TCP_PORT', 'DRAIN_TLS_CERT', 'DRAIN_TLS_KEY', 'DRAIN_BUFFER_RECORDS',
+  'LOG_CACHE_URL', 'LOG_CACHE_SCHEDULE', 'LOG_CACHE_LOOKBACK',
 ]);
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -107,6 +113,14 @@ const schema = z.object({
     ctx.addIssue({ code: 'custom', message: 'must be a JSON object of field names, e.g. {"responseTimeMs":"router.response_time_ms"}' });
     return z.NEVER;
   }),
+  DRAIN_TOKEN: z.string().min(16, 'must be at least 16 characters (e.g. openssl rand -hex 32)').optional(),
+  DRAIN_TCP_PORT: integerText(0, 65535).optional(),
+  DRAIN_TLS_CERT: z.string().min(1).optional(),
+  DRAIN_TLS_KEY: z.string().min(1).optional(),
+  DRAIN_BUFFER_RECORDS: integerText(100, 10_000_000),
+  LOG_CACHE_URL: z.union([z.literal('auto'), httpUrl], { error: 'must be an http(s):// URL or "auto" (the link in the Cloud Controller root)' }).optional(),
+  LOG_CACHE_SCHEDULE: cronText,
+  LOG_CACHE_LOOKBACK: durationText,
 });
 
 /**
@@ -137,6 +151,8 @@ const schema = z.object({
  * @property {string | undefined} metricsBearerToken
  * @property {string} logLevel
  * @property {number} dbBufferRecords
+ * @property {{ token?: string, tcpPort?: number, tlsCert?: string, tlsKey?: string, bufferRecords: number }} drain
+ * @property {{ url?: string, schedule: string, lookbackMs: number }} logCache url 'auto' = from the Cloud Controller root
  * @property {readonly string[]} secrets values to scrub from every log line
  */
 
@@ -204,6 +220,10 @@ export function loadConfig(env = process.env) {
     metricsBearerToken: v.METRICS_BEARER_TOKEN,
     logLevel: v.LOG_LEVEL,
     dbBufferRecords: v.DB_BUFFER_RECORDS,
+    drain: {
+      token: v.DRAIN_TOKEN, tcpPort: v.DRAIN_TCP_PORT, tlsCert: v.DRAIN_TLS_CERT, tlsKey: v.DRAIN_TLS_KEY, bufferRecords: v.DRAIN_BUFFER_RECORDS,
+    },
+    logCache: { url: v.LOG_CACHE_URL, schedule: v.LOG_CACHE_SCHEDULE, lookbackMs: v.LOG_CACHE_LOOKBACK },
     secrets: secretValues(raw),
   };
   Object.defineProperty(config, 'secrets', { enumerable: false });

@@ -6,10 +6,14 @@ import { recentCorrelationCounts } from './correlate.js';
 import { ingestIncrement } from './ingest.js';
 import { createJob, createPoller, schedule } from './schedule.js';
 import { DEFAULT_BACKOFF, backoffDelay, sleep } from './retry.js';
+import { SourceError } from './errors.js';
 import { createCloudControllerSource } from './sources/cloud-controller/index.js';
 import { createRouterLogSource } from './sources/router-logs/index.js';
+import { drainConfigured, startDrain } from './sources/syslog-drain/index.js';
+import { ingestApps } from './sources/log-cache/index.js';
+import { headerLogField } from './sources/router-logs/correlation.js';
 import { migrate, openDatabase } from '../exporters/database.js';
-import { createPostgresSink } from '../exporters/postgres.js';
+import { createPostgresSink, writeRouterRequests } from '../exporters/postgres.js';
 import { createPrometheusSink } from '../exporters/prometheus.js';
 
 const SHUTDOWN_BUDGET_MS = 10_000;
@@ -19,10 +23,11 @@ const POLL_GRACE_MS = 5_000;
 /**
  * @param {import('./config.js').Config} config
  * @param {{ log: import('pino').Logger }} deps
- * @returns {Promise<{ port: number, stop: () => Promise<void> }>}
+ * @returns {Promise<{ port: number, drainTcpPort: number | undefined, stop: () => Promise<void> }>}
  */
 export async function startCollector(config, { log }) {
   requireCloudController(config);
+  const withDrain = drainConfigured(config);
   const abort = new AbortController();
   const prometheus = createPrometheusSink();
   const { self } = prometheus;
@@ -48,6 +53,17 @@ export async function startCollector(config, { log }) {
   });
   const startedAt = Date.now();
   const routerLogs = config.search.url ? startRouterLogIngest(config, { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal }) : undefined;
+  const drain = withDrain ? await startDrain(config, {
+    log,
+    write: async (records) => {
+      if (!(await schemaReady)) throw new Error('shutting down before the schema was ready');
+      return writeRouterRequests(database.pool, records);
+    },
+    metrics: { count: prometheus.observeDrain, buffered: prometheus.setDrainBuffered, observeRouterRequests: prometheus.observeRouterRequests },
+  }) : undefined;
+  const logCache = config.logCache.url
+    ? startLogCacheIngest(config, { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal, cloudController: source })
+    : undefined;
 
   /** @param {import('./schedule.js').JobState} state @param {number} intervalMs */
   const sourceHealth = (state, intervalMs) => {
@@ -71,6 +87,7 @@ export async function startCollector(config, { log }) {
     registry: prometheus.registry,
     bearerToken: config.metricsBearerToken,
     log,
+    routes: drain?.handler ? { '/drain': drain.handler } : {},
     health: async () => {
       const reachable = await ping(database.pool);
       const polling = sourceHealth(poller.state, job.intervalMs);
@@ -79,6 +96,9 @@ export async function startCollector(config, { log }) {
       // A failing router-log source shows here but does not fail the check: restarting the
       // collector would not mend a search server, and would lose the poll buffer.
       if (routerLogs) sources[routerLogs.job.name] = sourceHealth(routerLogs.job.state, routerLogs.schedule.intervalMs).body;
+      if (logCache) sources[logCache.job.name] = sourceHealth(logCache.job.state, logCache.schedule.intervalMs).body;
+      // Counters only: a drain with nothing sent to it is not a failure of the collector.
+      if (drain) sources[drain.name] = drain.health();
       const healthy = reachable && polling.ok;
       return {
         healthy,
@@ -99,20 +119,22 @@ export async function startCollector(config, { log }) {
   server.listen(config.port);
   await once(server, 'listening');
   const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
-  log.info({ port, schedule: config.pollSchedule, apps: config.cf.apps, database: database.source }, 'collect: started');
+  log.info({ port, schedule: config.pollSchedule, apps: config.cf.apps, database: database.source, drainTcpPort: drain?.tcpPort }, 'collect: started');
 
   let stopping;
   return {
     port,
+    drainTcpPort: drain?.tcpPort,
     stop() {
       stopping ??= (async () => {
         const deadline = Date.now() + SHUTDOWN_BUDGET_MS - 1000;
         const grace = setTimeout(() => abort.abort(new Error('shutting down')), POLL_GRACE_MS);
-        await Promise.all([job.stop(), routerLogs?.schedule.stop()]);
+        await Promise.all([job.stop(), routerLogs?.schedule.stop(), logCache?.schedule.stop()]);
         clearTimeout(grace);
         abort.abort(new Error('shutting down'));
         server.close();
         server.closeAllConnections();
+        if (drain) await Promise.race([drain.stop(), sleep(Math.max(0, deadline - Date.now()))]);
         if (await schemaReady) {
           await Promise.race([postgres.close(), sleep(Math.max(0, deadline - Date.now()))]);
         }
@@ -147,6 +169,31 @@ function startRouterLogIngest(config, { log, prometheus, pool, schemaReady, sign
     },
   });
   return { source, job, schedule: schedule(job, config.ingestSchedule) };
+}
+
+/**
+ * The Log Cache ingest on LOG_CACHE_SCHEDULE: watched apps from the Cloud Controller, its UAA token.
+ * @param {import('./config.js').Config} config
+ * @param {{ log: import('pino').Logger, prometheus: import('../exporters/prometheus.js').PrometheusSink, pool: import('pg').Pool, schemaReady: Promise<boolean>,
+ *   signal: AbortSignal, cloudController: ReturnType<typeof createCloudControllerSource> }} deps
+ */
+function startLogCacheIngest(config, { log, prometheus, pool, schemaReady, signal, cloudController }) {
+  const { client } = cloudController;
+  const correlationField = headerLogField(config.correlationHeader);
+  const job = createJob({
+    name: 'log-cache', metrics: prometheus.self, log, signal,
+    work: async (ctx) => {
+      if (!(await schemaReady)) return { records: 0 };
+      const baseUrl = config.logCache.url === 'auto' ? (await client.discovery(ctx.signal)).logCacheUrl : config.logCache.url;
+      if (!baseUrl) throw new SourceError('log-cache: LOG_CACHE_URL=auto but the Cloud Controller root lists no log_cache link; set LOG_CACHE_URL', { reason: 'discovery' });
+      const apps = await cloudController.watchedApps(ctx);
+      return ingestApps(apps, { now: ctx.now, lookbackMs: config.logCache.lookbackMs, correlationField, signal: ctx.signal }, {
+        pool, baseUrl: baseUrl.replace(/\/+$/, ''), metrics: prometheus, warn: ctx.warn,
+        get: async (url, s) => (await client.get(url, s)).data,
+      });
+    },
+  });
+  return { job, schedule: schedule(job, config.logCache.schedule) };
 }
 
 /**

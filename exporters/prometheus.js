@@ -62,6 +62,14 @@ export function createPrometheusSink(options = {}) {
     }),
     requests: new client.Counter({ name: 'paasmon_loadgen_requests_total', help: 'Load-generator requests by outcome (ok, http_4xx, http_5xx, or the error kind).', labelNames: ['run', 'outcome'], registers: [registry] }),
   };
+  const drain = {
+    messages: new client.Counter({
+      name: 'paasmon_drain_messages_total', labelNames: ['outcome', 'reason'], registers: [registry],
+      help: 'Syslog drain: accepted (router requests buffered), stored (committed), rejected (unusable), dropped (not router lines), '
+        + 'refused (answered 503, the agent resends), unauthorized (requests), by reason.',
+    }),
+    buffered: new client.Gauge({ name: 'paasmon_drain_buffered_records', help: 'Router requests from the drain waiting to be written to PostgreSQL.', registers: [registry] }),
+  };
   const correlation = new client.Counter({
     name: 'paasmon_correlation_requests_total', help: 'Requests by correlation result: matched, loadgen_only, router_only.', labelNames: ['result'], registers: [registry],
   });
@@ -111,6 +119,10 @@ export function createPrometheusSink(options = {}) {
     },
     /** @param {number} seconds */
     setIngestLag(seconds) { router.lag.set(seconds); },
+    /** @param {string} outcome @param {string} reason @param {number} n */
+    observeDrain(outcome, reason, n) { if (n > 0) drain.messages.inc({ outcome, reason }, n); },
+    /** @param {number} records */
+    setDrainBuffered(records) { drain.buffered.set(records); },
     /** @param {number} runId @param {import('../loadgen/generate.js').LoadgenRequest} request */
     observeLoadgenRequest(runId, request) {
       const run = String(runId);

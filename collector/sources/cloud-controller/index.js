@@ -15,7 +15,8 @@ const GUIDS_PER_QUERY = 50;
 /**
  * @param {import('../../config.js').Config} config
  * @param {{ log?: import('pino').Logger, backoff?: import('../../retry.js').BackoffOptions }} [deps]
- * @returns {import('../../types.js').Source & { client: import('./client.js').CloudControllerClient }}
+ * @returns {import('../../types.js').Source & { client: import('./client.js').CloudControllerClient,
+ *   watchedApps: (ctx: import('../../types.js').PollContext) => Promise<WatchedApp[]> }}
  */
 export function createCloudControllerSource(config, deps = {}) {
   const cf = config.cf;
@@ -86,6 +87,11 @@ export function createCloudControllerSource(config, deps = {}) {
   return {
     name: 'cloud-controller',
     client,
+    /** The apps CF_APPS / CF_SPACE_GUID name, as guid and name (for the Log Cache source). @param {import('../../types.js').PollContext} ctx */
+    async watchedApps(ctx) {
+      const { v3 } = await client.discovery(ctx.signal);
+      return v3 ? resolveAppsV3(ctx) : (await watchedV2(ctx)).apps;
+    },
     /** @param {import('../../types.js').PollContext} ctx */
     async poll(ctx) {
       /** @type {{ apps: WatchedApp[], processes: WatchedProcess[] }} */
