@@ -142,3 +142,34 @@ export async function connectTcp(port, options = {}) {
     async end() { socket.end(); await once(socket, 'close'); },
   };
 }
+
+/**
+ * HTTPSBatchWriter.startSender: messages queue up and go out as one body when 512 KiB have gathered
+ * or on every tick (1 s in the agent; shorter here), each body retried until a 2xx.
+ * @param {string} url @param {{ intervalMs?: number, batchBytes?: number }} [options]
+ */
+export function startHttpsBatchWriter(url, { intervalMs = 100, batchBytes = 512 * 1024 } = {}) {
+  /** @type {Buffer[]} */
+  let queued = [];
+  let size = 0;
+  let sending = Promise.resolve();
+  const send = () => {
+    if (!queued.length) return sending;
+    const body = Buffer.concat(queued);
+    queued = [];
+    size = 0;
+    sending = sending.then(() => postUntilAccepted(url, body)).then(() => {});
+    return sending;
+  };
+  const timer = setInterval(send, intervalMs);
+  return {
+    /** @param {Buffer} message */
+    write(message) {
+      queued.push(message);
+      size += message.length;
+      if (size >= batchBytes) void send();
+    },
+    /** Sends what is queued and waits until every body was accepted. */
+    async close() { clearInterval(timer); await send(); },
+  };
+}
