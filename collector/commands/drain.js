@@ -67,7 +67,8 @@ export async function drainSetupCommand(config, { out }, flags, env) {
   for (const c of commands) {
     out(`$ ${c.line}`);
     // cf does not echo the URL today; should a version ever do, the token still never shows.
-    const scrubbed = (/** @type {string} */ line) => (config.drain.token ? line.split(config.drain.token).join('[REDACTED]') : line);
+    const forms = config.drain.token ? [config.drain.token, encodeURIComponent(config.drain.token)] : [];
+    const scrubbed = (/** @type {string} */ line) => forms.reduce((text, secret) => text.split(secret).join('[REDACTED]'), line);
     const code = await runCf(c.argv, env, (line) => out(scrubbed(line)));
     if (code !== 0) {
       out(`paasmon: cf ${c.argv[0]} failed (exit ${code}); fix it and run the command again`);
