@@ -10,7 +10,14 @@ import { SPACE_GUID, makeApps, startCfSimulator } from '../test/support/cf-simul
 import { runCli, startCli, waitFor } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { gorouterLine, makeRequests } from '../test/support/router-docs.js';
-import { batchBodies, connectTcp, logMessage, octetCounted, postUntilAccepted, rtrEnvelope } from '../test/support/syslog-agent-standin.js';
+import {
+  batchBodies,
+  connectTcp,
+  logMessage,
+  octetCounted,
+  postUntilAccepted,
+  rtrEnvelope,
+} from '../test/support/syslog-agent-standin.js';
 import { peakRssMb } from './support/peak-rss.js';
 
 const LINES = Number(process.env.BENCH_LINES ?? 200_000);
@@ -34,49 +41,91 @@ try {
   const ingest = await runCli(['ingest', '--file', file], env, { timeoutMs: 600_000 });
   if (ingest.code !== 0) throw new Error(ingest.stderr);
   const fileRate = LINES / ((performance.now() - started) / 1000);
-  console.log(`file ingest:        ${await count()} rows, ${Math.round(fileRate)} lines/s (paasmon ingest --file, whole process)`);
+  console.log(
+    `file ingest:        ${await count()} rows, ${Math.round(fileRate)} lines/s (paasmon ingest --file, whole process)`,
+  );
   await db.query('TRUNCATE router_requests');
 
   collector = startCli(['collect'], {
-    ...env, LOG_LEVEL: 'info', CF_API: sim.url, CF_USERNAME: 'admin', CF_PASSWORD: 'admin-secret', CF_SPACE_GUID: SPACE_GUID,
-    POLL_SCHEDULE: '*/30 * * * * *', PORT: '0', DRAIN_TOKEN: TOKEN, DRAIN_TCP_PORT: '0',
+    ...env,
+    LOG_LEVEL: 'info',
+    CF_API: sim.url,
+    CF_USERNAME: 'admin',
+    CF_PASSWORD: 'admin-secret',
+    CF_SPACE_GUID: SPACE_GUID,
+    POLL_SCHEDULE: '*/30 * * * * *',
+    PORT: '0',
+    DRAIN_TOKEN: TOKEN,
+    DRAIN_TCP_PORT: '0',
   });
   const c = collector;
-  const ports = await waitFor(() => /"port":(\d+),.*"drainTcpPort":(\d+)/.exec(c.output.stderr), { what: 'collect to listen' });
+  const ports = await waitFor(() => /"port":(\d+),.*"drainTcpPort":(\d+)/.exec(c.output.stderr), {
+    what: 'collect to listen',
+  });
   const base = `http://127.0.0.1:${ports[1]}`;
-  const inserted = async () => /** @type {any} */ (await (await fetch(`${base}/healthz`)).json()).sources['syslog-drain'].inserted;
+  const inserted = async () =>
+    /** @type {any} */ (await (await fetch(`${base}/healthz`)).json()).sources['syslog-drain'].inserted;
   let peak = 0;
-  const sampler = setInterval(() => { peak = Math.max(peak, peakRssMb(/** @type {number} */ (c.child.pid))); }, 200);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, peakRssMb(/** @type {number} */ (c.child.pid)));
+  }, 200);
 
   // HTTPS, batched as the agent batches, five bodies in flight; 503s (buffer full) are retried.
   const bodies = batchBodies(messages);
   let refused = 0;
   started = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (next < bodies.length) await postUntilAccepted(`${base}/drain?token=${TOKEN}`, bodies[next++], { onStatus: (s) => { if (s === 503) refused += 1; } });
-  }));
-  await waitFor(async () => (await inserted()) >= LINES, { what: 'https drain stored', timeoutMs: 600_000, intervalMs: 20 });
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (next < bodies.length)
+        await postUntilAccepted(`${base}/drain?token=${TOKEN}`, bodies[next++], {
+          onStatus: (s) => {
+            if (s === 503) refused += 1;
+          },
+        });
+    }),
+  );
+  await waitFor(async () => (await inserted()) >= LINES, {
+    what: 'https drain stored',
+    timeoutMs: 600_000,
+    intervalMs: 20,
+  });
   const httpsRate = LINES / ((performance.now() - started) / 1000);
-  console.log(`drain https-batch:  ${await count()} rows, ${Math.round(httpsRate)} messages/s (${bodies.length} bodies, ${refused} answered 503 and resent)`);
+  console.log(
+    `drain https-batch:  ${await count()} rows, ${Math.round(httpsRate)} messages/s ` +
+      `(${bodies.length} bodies, ${refused} answered 503 and resent)`,
+  );
   await db.query('TRUNCATE router_requests');
 
   // syslog:// octet counting, one connection per 1/5 of the lines (the agent has one per drain and app).
   started = performance.now();
   const per = Math.ceil(LINES / CONNECTIONS);
-  await Promise.all(Array.from({ length: CONNECTIONS }, async (_, k) => {
-    const connection = await connectTcp(Number(ports[2]));
-    const slice = messages.slice(k * per, (k + 1) * per);
-    for (let i = 0; i < slice.length; i += 2000) await connection.write(Buffer.concat(slice.slice(i, i + 2000).map(octetCounted)));
-    await connection.end();
-  }));
-  await waitFor(async () => (await inserted()) >= 2 * LINES, { what: 'tcp drain stored', timeoutMs: 600_000, intervalMs: 20 });
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, k) => {
+      const connection = await connectTcp(Number(ports[2]));
+      const slice = messages.slice(k * per, (k + 1) * per);
+      for (let i = 0; i < slice.length; i += 2000)
+        await connection.write(Buffer.concat(slice.slice(i, i + 2000).map(octetCounted)));
+      await connection.end();
+    }),
+  );
+  await waitFor(async () => (await inserted()) >= 2 * LINES, {
+    what: 'tcp drain stored',
+    timeoutMs: 600_000,
+    intervalMs: 20,
+  });
   const tcpRate = LINES / ((performance.now() - started) / 1000);
   clearInterval(sampler);
   console.log(`drain syslog (tcp): ${await count()} rows, ${Math.round(tcpRate)} messages/s`);
-  console.log(`drain / file: https-batch ${(httpsRate / fileRate).toFixed(2)}, tcp ${(tcpRate / fileRate).toFixed(2)} (goal >= 0.50); collect peak RSS ${peak.toFixed(1)} MB`);
+  console.log(
+    `drain / file: https-batch ${(httpsRate / fileRate).toFixed(2)}, tcp ${(tcpRate / fileRate).toFixed(2)} ` +
+      `(goal >= 0.50); collect peak RSS ${peak.toFixed(1)} MB`,
+  );
 } finally {
-  if (collector && collector.child.exitCode === null) { collector.child.kill('SIGTERM'); await collector.exited; }
+  if (collector && collector.child.exitCode === null) {
+    collector.child.kill('SIGTERM');
+    await collector.exited;
+  }
   await sim.close();
   await db.stop();
   fs.rmSync(dir, { recursive: true, force: true });

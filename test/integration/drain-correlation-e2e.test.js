@@ -38,8 +38,14 @@ describe('correlation end to end through the syslog drain', () => {
     }
   });
   after(async () => {
-    if (collector && collector.child.exitCode === null) { collector.child.kill('SIGTERM'); await collector.exited; }
-    for (const app of apps) { app.closeAllConnections(); app.close(); }
+    if (collector && collector.child.exitCode === null) {
+      collector.child.kill('SIGTERM');
+      await collector.exited;
+    }
+    for (const app of apps) {
+      app.closeAllConnections();
+      app.close();
+    }
     await sim.close();
     await db.stop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -47,29 +53,44 @@ describe('correlation end to end through the syslog drain', () => {
 
   it('matches every load-generator request with its router line', async () => {
     collector = startCli(['collect'], {
-      DATABASE_URL: db.url, CF_API: sim.url, CF_USERNAME: 'admin', CF_PASSWORD: 'admin-secret', CF_SPACE_GUID: SPACE_GUID,
-      POLL_SCHEDULE: '*/30 * * * * *', PORT: '0', DRAIN_TOKEN: TOKEN,
+      DATABASE_URL: db.url,
+      CF_API: sim.url,
+      CF_USERNAME: 'admin',
+      CF_PASSWORD: 'admin-secret',
+      CF_SPACE_GUID: SPACE_GUID,
+      POLL_SCHEDULE: '*/30 * * * * *',
+      PORT: '0',
+      DRAIN_TOKEN: TOKEN,
     });
     const c = collector;
-    const port = await waitFor(() => Number(/"port":(\d+),"schedule"/.exec(c.output.stderr)?.[1]), { what: `collect to listen\n${c.output.stderr}` });
+    const port = await waitFor(() => Number(/"port":(\d+),"schedule"/.exec(c.output.stderr)?.[1]), {
+      what: `collect to listen\n${c.output.stderr}`,
+    });
     const base = `http://127.0.0.1:${port}`;
     const agent = startHttpsBatchWriter(`${base}/drain?token=${TOKEN}`);
     const router = await startGorouterStandin({
       backends: apps.map((a) => `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (a.address()).port}`),
-      appGuid, host: 'shop.apps.example.com', logFile: path.join(dir, 'access.log'), extraHeaders: ['X-Correlation-Id'],
+      appGuid,
+      host: 'shop.apps.example.com',
+      logFile: path.join(dir, 'access.log'),
+      extraHeaders: ['X-Correlation-Id'],
       onLine: (line) => agent.write(logMessage(rtrEnvelope(line, { appGuid, appName: 'shop' }))),
     });
     try {
       const env = { DATABASE_URL: db.url };
       const start = await runCli(['run', 'start', '--label', 'drain e2e', '--app', 'shop', '--instances', '2'], env);
       const runId = Number(start.stdout.trim());
-      const load = await runCli(['loadgen', '--url', `${router.url}/items`, '--requests', '600', '--parallel', '6', '--run', String(runId)], env);
+      const load = await runCli(
+        ['loadgen', '--url', `${router.url}/items`, '--requests', '600', '--parallel', '6', '--run', String(runId)],
+        env,
+      );
       assert.equal(load.code, 0, load.stderr);
       assert.equal((await runCli(['run', 'stop', String(runId)], env)).code, 0);
       await router.close();
       await agent.close();
 
-      const health = async () => /** @type {any} */ (await (await fetch(`${base}/healthz`)).json()).sources['syslog-drain'];
+      const health = async () =>
+        /** @type {any} */ (await (await fetch(`${base}/healthz`)).json()).sources['syslog-drain'];
       await waitFor(async () => (await health()).inserted === 600, { what: 'the drain stored every router line' });
       const correlate = await runCli(['correlate', '--run', String(runId)], env);
       assert.equal(correlate.code, 0, correlate.stderr);

@@ -12,18 +12,40 @@ import { startCli, waitFor } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 import { expectedRow, gorouterLine, makeRequests } from '../support/router-docs.js';
 import {
-  batchBodies, connectTcp, gaugeMessages, logMessage, octetCounted, postUntilAccepted, rtrEnvelope,
+  batchBodies,
+  connectTcp,
+  gaugeMessages,
+  logMessage,
+  octetCounted,
+  postUntilAccepted,
+  rtrEnvelope,
 } from '../support/syslog-agent-standin.js';
 
 const TOKEN = 'drain-token-0123456789abcdef';
 const START = Date.parse('2026-11-22T09:00:00Z');
 
 /** @param {import('../support/router-docs.js').TruthRequest} r */
-const messageOf = (r) => logMessage(rtrEnvelope(gorouterLine(r), { appGuid: r.appGuid, appName: r.app, routerIndex: r.appIndex % 2 }));
+const messageOf = (r) =>
+  logMessage(rtrEnvelope(gorouterLine(r), { appGuid: r.appGuid, appName: r.app, routerIndex: r.appIndex % 2 }));
 /** APP and API lines and gauges for the same apps: what a drain receives besides RTR. @param {number} n */
-const otherMessages = (n) => Array.from({ length: n }, (_, i) => (i % 2
-  ? logMessage({ timestamp: BigInt(START + i) * 1_000_000n, sourceId: 'a-guid', instanceId: '0', tags: { source_type: 'APP/PROC/WEB', app_name: 'shop' }, payload: `request ${i} done` })
-  : gaugeMessages({ timestamp: BigInt(START + i) * 1_000_000n, sourceId: 'a-guid', instanceId: '0', tags: {}, metrics: { cpu: { value: 12.5, unit: 'percentage' } } })[0]));
+const otherMessages = (n) =>
+  Array.from({ length: n }, (_, i) =>
+    i % 2
+      ? logMessage({
+          timestamp: BigInt(START + i) * 1_000_000n,
+          sourceId: 'a-guid',
+          instanceId: '0',
+          tags: { source_type: 'APP/PROC/WEB', app_name: 'shop' },
+          payload: `request ${i} done`,
+        })
+      : gaugeMessages({
+          timestamp: BigInt(START + i) * 1_000_000n,
+          sourceId: 'a-guid',
+          instanceId: '0',
+          tags: {},
+          metrics: { cpu: { value: 12.5, unit: 'percentage' } },
+        })[0],
+  );
 
 describe('paasmon collect as a syslog drain', () => {
   /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
@@ -34,10 +56,19 @@ describe('paasmon collect as a syslog drain', () => {
   let collector;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-drain-'));
 
-  before(async () => { [db, sim] = await Promise.all([startTestDatabase(), startCfSimulator({ apps: makeApps(1, 1) })]); });
-  after(async () => { await sim.close(); await db.stop(); fs.rmSync(tmp, { recursive: true, force: true }); });
+  before(async () => {
+    [db, sim] = await Promise.all([startTestDatabase(), startCfSimulator({ apps: makeApps(1, 1) })]);
+  });
+  after(async () => {
+    await sim.close();
+    await db.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
   afterEach(async () => {
-    if (collector && collector.child.exitCode === null) { collector.child.kill('SIGKILL'); await collector.exited; }
+    if (collector && collector.child.exitCode === null) {
+      collector.child.kill('SIGKILL');
+      await collector.exited;
+    }
     collector = undefined;
     await db.query('TRUNCATE router_requests').catch(() => {});
   });
@@ -45,21 +76,35 @@ describe('paasmon collect as a syslog drain', () => {
   /** @param {Record<string, string>} [env] */
   async function start(env = {}) {
     collector = startCli(['collect'], {
-      DATABASE_URL: db.url, CF_API: sim.url, CF_USERNAME: 'admin', CF_PASSWORD: 'admin-secret', CF_SPACE_GUID: SPACE_GUID,
-      POLL_SCHEDULE: '*/30 * * * * *', PORT: '0', DRAIN_TOKEN: TOKEN, DRAIN_TCP_PORT: '0', ...env,
+      DATABASE_URL: db.url,
+      CF_API: sim.url,
+      CF_USERNAME: 'admin',
+      CF_PASSWORD: 'admin-secret',
+      CF_SPACE_GUID: SPACE_GUID,
+      POLL_SCHEDULE: '*/30 * * * * *',
+      PORT: '0',
+      DRAIN_TOKEN: TOKEN,
+      DRAIN_TCP_PORT: '0',
+      ...env,
     });
     const c = collector;
-    const started = await waitFor(() => /"port":(\d+),.*"drainTcpPort":(\d+)/.exec(c.output.stderr), { what: `collect to listen\n${c.output.stderr}` });
+    const started = await waitFor(() => /"port":(\d+),.*"drainTcpPort":(\d+)/.exec(c.output.stderr), {
+      what: `collect to listen\n${c.output.stderr}`,
+    });
     await waitFor(() => /migrations applied|collect: started/.test(c.output.stderr));
     return { base: `http://127.0.0.1:${started[1]}`, tcpPort: Number(started[2]) };
   }
 
-  const rows = async () => (await db.query(`SELECT to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at,
-      app_name, app_guid, app_index, status, response_time_ms, gorouter_time_ms, correlation_id, vcap_request_id FROM router_requests ORDER BY vcap_request_id`)).rows;
+  const rows = async () =>
+    (
+      await db.query(`SELECT to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at,
+      app_name, app_guid, app_index, status, response_time_ms, gorouter_time_ms, correlation_id, vcap_request_id FROM router_requests ORDER BY vcap_request_id`)
+    ).rows;
   /** @param {import('../support/router-docs.js').TruthRequest[]} truth */
   const expected = (truth) => truth.map(expectedRow).sort((a, b) => a.vcap_request_id.localeCompare(b.vcap_request_id));
   /** @param {string} base */
-  const health = async (base) => /** @type {any} */ (await (await fetch(`${base}/healthz`)).json()).sources['syslog-drain'];
+  const health = async (base) =>
+    /** @type {any} */ (await (await fetch(`${base}/healthz`)).json()).sources['syslog-drain'];
 
   it('stores every RTR request once from HTTPS (single, batched), TCP (split, > 64 KiB), ignoring other lines and garbage', async () => {
     const { base, tcpPort } = await start();
@@ -87,8 +132,10 @@ describe('paasmon collect as a syslog drain', () => {
     // syslog://: the rest, octet counted, written in pieces that cut through lengths and messages,
     // with a garbage frame in the middle; a second connection re-sends 100 (agent reconnect + retry).
     const stream = Buffer.concat([
-      ...messages.slice(2000, 2500).map(octetCounted), Buffer.from('GARBAGE that is not a frame\n'),
-      ...messages.slice(2500).map(octetCounted), ...otherMessages(10).map(octetCounted),
+      ...messages.slice(2000, 2500).map(octetCounted),
+      Buffer.from('GARBAGE that is not a frame\n'),
+      ...messages.slice(2500).map(octetCounted),
+      ...otherMessages(10).map(octetCounted),
     ]);
     const tcp = await connectTcp(tcpPort);
     for (let at = 0, i = 0; at < stream.length; i++) {
@@ -101,7 +148,10 @@ describe('paasmon collect as a syslog drain', () => {
     await again.write(Buffer.concat(messages.slice(2900).map(octetCounted)));
     await again.end();
 
-    await waitFor(async () => (await health(base)).buffered === 0 && (await health(base)).stored >= 3000 + 50 + 1 + 100, { what: 'drain flushed' });
+    await waitFor(
+      async () => (await health(base)).buffered === 0 && (await health(base)).stored >= 3000 + 50 + 1 + 100,
+      { what: 'drain flushed' },
+    );
     assert.deepEqual(await rows(), expected(truth), 'every request exactly once, with exact values');
 
     const h = await health(base);
@@ -115,7 +165,10 @@ describe('paasmon collect as a syslog drain', () => {
     assert.match(metrics, /^paasmon_drain_messages_total\{outcome="stored",reason=""\} 3151$/m);
     assert.match(metrics, /^paasmon_drain_messages_total\{outcome="dropped",reason="not_rtr"\} 50$/m);
     assert.match(metrics, /^paasmon_drain_messages_total\{outcome="rejected",reason="bad_frame"\} 1$/m);
-    const counted = [...metrics.matchAll(/^paasmon_router_requests_total\{[^}]*\} (\d+)$/gm)].reduce((a, m) => a + Number(m[1]), 0);
+    const counted = [...metrics.matchAll(/^paasmon_router_requests_total\{[^}]*\} (\d+)$/gm)].reduce(
+      (a, m) => a + Number(m[1]),
+      0,
+    );
     assert.equal(counted, 3000, 'router metrics count each request once, retries aside');
     assert.ok(!collector?.output.stderr.includes(TOKEN), 'the token never shows in the logs');
   });
@@ -129,14 +182,25 @@ describe('paasmon collect as a syslog drain', () => {
     /** @type {number[]} */
     const statuses = [];
     // The agent keeps retrying each body until it is taken; the database comes back meanwhile.
-    const sending = (async () => { for (const body of bodies) await postUntilAccepted(drainUrl, body, { onStatus: (s) => statuses.push(s) }); })();
+    const sending = (async () => {
+      for (const body of bodies) await postUntilAccepted(drainUrl, body, { onStatus: (s) => statuses.push(s) });
+    })();
     await waitFor(() => statuses.includes(503), { what: 'a 503 while the buffer is full' });
-    const during = await waitFor(async () => { const h = await health(base); return h.status === 'failing' && h; }, { what: 'drain failing' });
+    const during = await waitFor(
+      async () => {
+        const h = await health(base);
+        return h.status === 'failing' && h;
+      },
+      { what: 'drain failing' },
+    );
     assert.ok(during.buffered >= 200 && during.buffered < 200 + 100, `bounded: ${during.buffered} buffered`);
     assert.ok(during.refused > 0);
     await db.startServer();
     await sending;
-    await waitFor(async () => (await health(base)).buffered === 0 && (await health(base)).inserted === 1000, { what: 'everything stored', timeoutMs: 60_000 });
+    await waitFor(async () => (await health(base)).buffered === 0 && (await health(base)).inserted === 1000, {
+      what: 'everything stored',
+      timeoutMs: 60_000,
+    });
     assert.deepEqual(await rows(), expected(truth));
     assert.equal((await health(base)).status, 'ok');
   });
@@ -144,26 +208,56 @@ describe('paasmon collect as a syslog drain', () => {
   it('receives syslog-tls:// with the given certificate', async () => {
     const key = path.join(tmp, 'drain.key');
     const cert = path.join(tmp, 'drain.crt');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=DNS:localhost'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '2',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost',
+      ],
+      { stdio: 'ignore' },
+    );
     // The certificate as PEM text (as a user-provided service holds it), the key as a file.
     const { base, tcpPort } = await start({ DRAIN_TLS_CERT: fs.readFileSync(cert, 'utf8'), DRAIN_TLS_KEY: key });
     const truth = makeRequests(300, START, 5_000, 'tls');
     const connection = await connectTcp(tcpPort, { tls: { ca: fs.readFileSync(cert, 'utf8') } });
     await connection.write(Buffer.concat(truth.map((r) => octetCounted(messageOf(r)))));
     await connection.end();
-    await waitFor(async () => (await health(base)).inserted === 300, { what: `TLS messages stored\n${collector?.output.stderr}` });
+    await waitFor(async () => (await health(base)).inserted === 300, {
+      what: `TLS messages stored\n${collector?.output.stderr}`,
+    });
     assert.deepEqual(await rows(), expected(truth));
     assert.equal((await health(base)).tls, true);
   });
 
   it('refuses a TLS certificate without its key, naming the variable (exit 2)', async () => {
     collector = startCli(['collect'], {
-      DATABASE_URL: db.url, CF_API: sim.url, CF_USERNAME: 'admin', CF_PASSWORD: 'admin-secret', CF_SPACE_GUID: SPACE_GUID,
-      PORT: '0', DRAIN_TCP_PORT: '0', DRAIN_TLS_CERT: '/nonexistent.crt',
+      DATABASE_URL: db.url,
+      CF_API: sim.url,
+      CF_USERNAME: 'admin',
+      CF_PASSWORD: 'admin-secret',
+      CF_SPACE_GUID: SPACE_GUID,
+      PORT: '0',
+      DRAIN_TCP_PORT: '0',
+      DRAIN_TLS_CERT: '/nonexistent.crt',
     });
     const { code } = await collector.exited;
     assert.equal(code, 2);
-    assert.match(collector.output.stderr, /^paasmon: invalid configuration: DRAIN_TLS_KEY is required with DRAIN_TLS_CERT$/m);
+    assert.match(
+      collector.output.stderr,
+      /^paasmon: invalid configuration: DRAIN_TLS_KEY is required with DRAIN_TLS_CERT$/m,
+    );
   });
 });

@@ -31,7 +31,7 @@ function toJson(e) {
 }
 
 /**
- * @param {{ canRead?: (token: string, sourceId: string) => boolean }} [options] default: any bearer token reads anything
+ * @param {{ canRead?: (token: string, sourceId: string) => boolean }} [options] default: any token reads anything
  */
 export async function startLogCacheStandin(options = {}) {
   /** @type {StoredEnvelope[]} */
@@ -44,7 +44,10 @@ export async function startLogCacheStandin(options = {}) {
     requests.push(url.pathname + url.search);
     const match = /^\/api\/v1\/read\/([^/]+)$/.exec(url.pathname);
     const token = /^bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (!match || !token || !canRead(token, decodeURIComponent(match[1]))) { res.writeHead(404).end(); return; }
+    if (!match || !token || !canRead(token, decodeURIComponent(match[1]))) {
+      res.writeHead(404).end();
+      return;
+    }
     const sourceId = decodeURIComponent(match[1]);
     const q = url.searchParams;
     const start = BigInt(q.get('start_time') ?? '0');
@@ -52,7 +55,9 @@ export async function startLogCacheStandin(options = {}) {
     const types = new Set(q.getAll('envelope_types'));
     const limit = Number(q.get('limit') ?? 100);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-      res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 'limit must be between 1 and 1000' }));
+      res
+        .writeHead(400, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ error: 'limit must be between 1 and 1000' }));
       return;
     }
     const descending = q.get('descending') === 'true';
@@ -61,7 +66,9 @@ export async function startLogCacheStandin(options = {}) {
       .filter((e) => types.size === 0 || (types.has('LOG') && e.log !== undefined) || (types.has('GAUGE') && e.gauge))
       .sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0) * (descending ? -1 : 1))
       .slice(0, limit);
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ envelopes: { batch: selected.map(toJson) } }));
+    res
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ envelopes: { batch: selected.map(toJson) } }));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -69,6 +76,10 @@ export async function startLogCacheStandin(options = {}) {
     url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`,
     envelopes,
     requests,
-    async close() { server.closeAllConnections(); server.close(); await once(server, 'close').catch(() => {}); },
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close').catch(() => {});
+    },
   };
 }

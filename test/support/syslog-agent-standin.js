@@ -19,9 +19,17 @@ import { once } from 'node:events';
  */
 
 /** sanitizeHostname: spaces -> '-', drop all but [-a-zA-Z0-9], drop trailing dashes. @param {string} s */
-const sanitizeHostname = (s) => s.replace(/\s+/g, '-').replace(/[^-a-zA-Z0-9]+/g, '').replace(/-+$/, '');
+const sanitizeHostname = (s) =>
+  s
+    .replace(/\s+/g, '-')
+    .replace(/[^-a-zA-Z0-9]+/g, '')
+    .replace(/-+$/, '');
 /** sanitizeProcID: spaces -> '-', drop non-graphic characters, drop trailing dashes. @param {string} s */
-const sanitizeProcId = (s) => s.replace(/\s+/g, '-').replace(/[^\x21-\x7e]+/g, '').replace(/-+$/, '');
+const sanitizeProcId = (s) =>
+  s
+    .replace(/\s+/g, '-')
+    .replace(/[^\x21-\x7e]+/g, '')
+    .replace(/-+$/, '');
 /** escapeSDParam. @param {string} s */
 const escapeSd = (s) => s.replace(/[\\"\]]/g, (c) => `\\${c}`);
 
@@ -32,14 +40,18 @@ const escapeSd = (s) => s.replace(/[\\"\]]/g, (c) => `\\${c}`);
  */
 export function goRfc5424Time(ns) {
   const ms = Number(ns / 1_000_000n);
-  const micros = String((ns / 1000n) % 1_000_000n).padStart(6, '0').replace(/0+$/, '');
+  const micros = String((ns / 1000n) % 1_000_000n)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return `${new Date(ms).toISOString().slice(0, 19)}${micros ? `.${micros}` : ''}+00:00`;
 }
 
 /** BuildHostname: `org.space.app` when any of the three tags is present. @param {Record<string, string>} tags */
 function hostnameOf(tags) {
   if (!('organization_name' in tags || 'space_name' in tags || 'app_name' in tags)) return '';
-  return ['organization_name', 'space_name', 'app_name'].map((k) => sanitizeHostname(tags[k] ?? '').slice(0, 63)).join('.');
+  return ['organization_name', 'space_name', 'app_name']
+    .map((k) => sanitizeHostname(tags[k] ?? '').slice(0, 63))
+    .join('.');
 }
 
 /** buildTagsStructuredData: one tags@47450 element, keys sorted. @param {Record<string, string>} tags */
@@ -61,25 +73,45 @@ export function logMessage(e) {
   let payload = e.payload.replace(/\0/g, '');
   if (!payload.endsWith('\n')) payload += '\n';
   const sd = tagsSd(e.tags) || '-';
-  return Buffer.from(`<${priority}>1 ${goRfc5424Time(e.timestamp)} ${nil(hostnameOf(e.tags).slice(0, 255))} ${nil(e.sourceId.slice(0, 48))} `
-    + `${nil(procId.slice(0, 128))} - ${sd} ${payload}`);
+  return Buffer.from(
+    `<${priority}>1 ${goRfc5424Time(e.timestamp)} ${nil(hostnameOf(e.tags).slice(0, 255))} ${nil(e.sourceId.slice(0, 48))} ` +
+      `${nil(procId.slice(0, 128))} - ${sd} ${payload}`,
+  );
 }
 
 /**
  * toRFC5424GaugeMessage: one message per gauge metric, empty MSG and a trailing " \n".
- * @param {{ timestamp: bigint, sourceId: string, instanceId: string, tags: Record<string, string>, metrics: Record<string, { value: number, unit: string }> }} e
+ * @param {{ timestamp: bigint, sourceId: string, instanceId: string, tags: Record<string, string>,
+ *   metrics: Record<string, { value: number, unit: string }> }} e
  * @returns {Buffer[]}
  */
 export function gaugeMessages(e) {
-  return Object.entries(e.metrics).map(([name, m]) => Buffer.from(`<14>1 ${goRfc5424Time(e.timestamp)} ${hostnameOf(e.tags) || '-'} ${e.sourceId || '-'} `
-    + `[${e.instanceId}] - [gauge@47450 name="${escapeSd(name)}" value="${m.value}" unit="${escapeSd(m.unit)}"]${tagsSd(e.tags)} \n`));
+  return Object.entries(e.metrics).map(([name, m]) =>
+    Buffer.from(
+      `<14>1 ${goRfc5424Time(e.timestamp)} ${hostnameOf(e.tags) || '-'} ${e.sourceId || '-'} ` +
+        `[${e.instanceId}] - [gauge@47450 name="${escapeSd(name)}" value="${m.value}" unit="${escapeSd(m.unit)}"]${tagsSd(e.tags)} \n`,
+    ),
+  );
 }
 
-/** An RTR envelope for a gorouter line, with the tags an app drain carries. @param {string} line @param {{ appGuid: string, appName: string, routerIndex?: number, timestamp?: bigint }} o */
+/**
+ * An RTR envelope for a gorouter line, with the tags an app drain carries.
+ * @param {string} line @param {{ appGuid: string, appName: string, routerIndex?: number, timestamp?: bigint }} o
+ */
 export function rtrEnvelope(line, { appGuid, appName, routerIndex = 0, timestamp = BigInt(Date.now()) * 1_000_000n }) {
   return {
-    timestamp, sourceId: appGuid, instanceId: String(routerIndex), payload: line,
-    tags: { source_type: 'RTR', app_id: appGuid, app_name: appName, organization_name: 'lab', space_name: 'perf', origin: 'gorouter' },
+    timestamp,
+    sourceId: appGuid,
+    instanceId: String(routerIndex),
+    payload: line,
+    tags: {
+      source_type: 'RTR',
+      app_id: appGuid,
+      app_name: appName,
+      organization_name: 'lab',
+      space_name: 'perf',
+      origin: 'gorouter',
+    },
   };
 }
 
@@ -88,11 +120,16 @@ const retryDelay = (attempt) => Math.min(500, 10 * 2 ** attempt);
 
 /**
  * POSTs a body as HTTPSWriter.sendHttpRequest does, retrying like the retry writer until a 2xx.
- * @param {string} url @param {Buffer} body @param {{ maxRetries?: number, onStatus?: (status: number) => void }} [options]
+ * @param {string} url @param {Buffer} body
+ * @param {{ maxRetries?: number, onStatus?: (status: number) => void }} [options]
  */
 export async function postUntilAccepted(url, body, options = {}) {
   for (let attempt = 0; ; attempt++) {
-    const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: new Uint8Array(body) });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body: new Uint8Array(body),
+    });
     await response.arrayBuffer();
     options.onStatus?.(response.status);
     if (response.status >= 200 && response.status <= 299) return response.status;
@@ -116,7 +153,11 @@ export function batchBodies(messages, batchBytes = 512 * 1024) {
   for (const m of messages) {
     current.push(m);
     size += m.length;
-    if (size >= batchBytes) { bodies.push(Buffer.concat(current)); current = []; size = 0; }
+    if (size >= batchBytes) {
+      bodies.push(Buffer.concat(current));
+      current = [];
+      size = 0;
+    }
   }
   if (current.length) bodies.push(Buffer.concat(current));
   return bodies;
@@ -138,8 +179,12 @@ export async function connectTcp(port, options = {}) {
   return {
     socket,
     /** @param {Buffer} bytes */
-    write: (bytes) => new Promise((resolve, reject) => socket.write(bytes, (err) => (err ? reject(err) : resolve(undefined)))),
-    async end() { socket.end(); await once(socket, 'close'); },
+    write: (bytes) =>
+      new Promise((resolve, reject) => socket.write(bytes, (err) => (err ? reject(err) : resolve(undefined)))),
+    async end() {
+      socket.end();
+      await once(socket, 'close');
+    },
   };
 }
 
@@ -170,6 +215,9 @@ export function startHttpsBatchWriter(url, { intervalMs = 100, batchBytes = 512 
       if (size >= batchBytes) void send();
     },
     /** Sends what is queued and waits until every body was accepted. */
-    async close() { clearInterval(timer); await send(); },
+    async close() {
+      clearInterval(timer);
+      await send();
+    },
   };
 }

@@ -13,7 +13,9 @@ async function run(args, env) {
   /** @type {string[]} */
   const err = [];
   let code = -1;
-  const program = createProgram(new Command(), { env, out: (l) => out.push(l), err: (l) => err.push(l) }, (c) => { code = c; });
+  const program = createProgram(new Command(), { env, out: (l) => out.push(l), err: (l) => err.push(l) }, (c) => {
+    code = c;
+  });
   program.exitOverride().configureOutput({ writeErr: (s) => err.push(s), writeOut: (s) => out.push(s) });
   try {
     await program.parseAsync(['node', 'paasmon', ...args]);
@@ -42,10 +44,23 @@ describe('cli', () => {
     assert.match(result.err, /unknown command 'pol'/);
   });
 
-  it('lists the commands in --help', async () => {
+  it('lists every command in --help, and every subcommand of run', async () => {
+    const program = createProgram(new Command(), { env: {}, out: () => {}, err: () => {} }, () => {});
+    const verbs = program.commands.map((c) => c.name());
+    assert.ok(verbs.length >= 8, `the command tree is built (${verbs.join(', ')})`);
     const result = await run(['--help'], {});
     assert.equal(result.code, 0);
-    for (const command of ['collect', 'poll', 'migrate']) assert.match(result.out, new RegExp(`\\n  ${command}`));
+    for (const verb of ['collect', 'poll', 'ingest', 'run', 'loadgen', 'worker', 'correlate', 'migrate', ...verbs]) {
+      assert.match(result.out, new RegExp(`\\n  ${verb}\\b`), verb);
+    }
+    const runHelp = /** @type {Command} */ (program.commands.find((c) => c.name() === 'run')).helpInformation();
+    for (const sub of ['start', 'stop', 'list']) assert.match(runHelp, new RegExp(`\\n  ${sub}\\b`), sub);
+  });
+
+  it('passes positional arguments after the options (run stop ID)', async () => {
+    const result = await run(['run', 'stop', 'x'], {});
+    assert.equal(result.code, 2);
+    assert.match(result.err, /ID must be a whole number of at least 1, got "x"/);
   });
 });
 
@@ -53,40 +68,63 @@ describe('drain setup', () => {
   const token = 'a-drain-token/with+32-characters';
 
   it('prints the cf commands with $DRAIN_TOKEN in place of the token', async () => {
-    const result = await run(['drain', 'setup', '--app', 'shop', '--app', 'cart api', '--url', 'paasmon.apps.example.com/'], { DRAIN_TOKEN: token });
+    const result = await run(
+      ['drain', 'setup', '--app', 'shop', '--app', 'cart api', '--url', 'paasmon.apps.example.com/'],
+      { DRAIN_TOKEN: token },
+    );
     assert.equal(result.code, 0, result.err);
-    assert.deepEqual(result.out.split('\n').filter((l) => !l.startsWith('#')), [
-      'cf create-user-provided-service paasmon-drain -l "https://paasmon.apps.example.com/drain?token=$DRAIN_TOKEN"',
-      'cf bind-service shop paasmon-drain',
-      'cf bind-service "cart api" paasmon-drain',
-    ]);
+    assert.deepEqual(
+      result.out.split('\n').filter((l) => !l.startsWith('#')),
+      [
+        'cf create-user-provided-service paasmon-drain -l "https://paasmon.apps.example.com/drain?token=$DRAIN_TOKEN"',
+        'cf bind-service shop paasmon-drain',
+        'cf bind-service "cart api" paasmon-drain',
+      ],
+    );
     assert.ok(!result.out.includes(token));
   });
 
   it('takes the route from VCAP_APPLICATION, and makes a syslog-tls:// drain with --tcp', async () => {
     const vcap = JSON.stringify({ application_uris: ['paasmon.apps.example.com'] });
     const https = await run(['drain', 'setup', '--app', 'shop'], { DRAIN_TOKEN: token, VCAP_APPLICATION: vcap });
-    assert.match(https.out, /^cf create-user-provided-service paasmon-drain -l "https:\/\/paasmon\.apps\.example\.com\/drain\?token=\$DRAIN_TOKEN"$/m);
-    const tcp = await run(['drain', 'setup', '--app', 'shop', '--tcp', 'tcp.example.com:1025', '--service', 'lab-drain'], {});
+    assert.match(
+      https.out,
+      /^cf create-user-provided-service paasmon-drain -l "https:\/\/paasmon\.apps\.example\.com\/drain\?token=\$DRAIN_TOKEN"$/m,
+    );
+    const tcp = await run(
+      ['drain', 'setup', '--app', 'shop', '--tcp', 'tcp.example.com:1025', '--service', 'lab-drain'],
+      {},
+    );
     assert.match(tcp.out, /^cf create-user-provided-service lab-drain -l syslog-tls:\/\/tcp\.example\.com:1025$/m);
   });
 
   it('exits 2 without a route, without DRAIN_TOKEN, or with an http:// route', async () => {
     assert.match((await run(['drain', 'setup', '--app', 'shop'], { DRAIN_TOKEN: token })).err, /--url is required/);
-    assert.match((await run(['drain', 'setup', '--app', 'shop', '--url', 'https://x.example.com'], {})).err, /DRAIN_TOKEN is required/);
-    const plain = await run(['drain', 'setup', '--app', 'shop', '--url', 'http://x.example.com'], { DRAIN_TOKEN: token });
+    assert.match(
+      (await run(['drain', 'setup', '--app', 'shop', '--url', 'https://x.example.com'], {})).err,
+      /DRAIN_TOKEN is required/,
+    );
+    const plain = await run(['drain', 'setup', '--app', 'shop', '--url', 'http://x.example.com'], {
+      DRAIN_TOKEN: token,
+    });
     assert.equal(plain.code, 2);
     assert.match(plain.err, /--url must be https:\/\//);
   });
 
   it('--apply runs cf with the real token and never prints it', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-fake-cf-'));
+    const pathBefore = process.env.PATH;
+    // cf runs with the user's own environment (its login), so the stand-in goes on this process's PATH.
+    process.env.PATH = `${dir}:${pathBefore}`;
     try {
       const calls = path.join(dir, 'calls');
       // A cf CLI stand-in that records its arguments and echoes them, as a careless version might.
-      fs.writeFileSync(path.join(dir, 'cf'), `#!/bin/sh\nprintf '%s\\n' "$*" >> "${calls}"\necho "OK $*"\n`, { mode: 0o755 });
-      const result = await run(['drain', 'setup', '--app', 'shop', '--url', 'https://paasmon.example.com', '--apply'],
-        { DRAIN_TOKEN: token, PATH: `${dir}:${process.env.PATH}` });
+      fs.writeFileSync(path.join(dir, 'cf'), `#!/bin/sh\nprintf '%s\\n' "$*" >> "${calls}"\necho "OK $*"\n`, {
+        mode: 0o755,
+      });
+      const result = await run(['drain', 'setup', '--app', 'shop', '--url', 'https://paasmon.example.com', '--apply'], {
+        DRAIN_TOKEN: token,
+      });
       assert.equal(result.code, 0, result.out);
       assert.deepEqual(fs.readFileSync(calls, 'utf8').trim().split('\n'), [
         `create-user-provided-service paasmon-drain -l https://paasmon.example.com/drain?token=${encodeURIComponent(token)}`,
@@ -94,6 +132,7 @@ describe('drain setup', () => {
       ]);
       assert.ok(!result.out.includes(token) && !result.out.includes(encodeURIComponent(token)), result.out);
     } finally {
+      process.env.PATH = pathBefore;
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -43,8 +43,14 @@ export function parseReadBody(body) {
   let invalid = 0;
   for (const e of batch) {
     const timestamp = int64(e?.timestamp);
-    if (timestamp === undefined || typeof e.source_id !== 'string') { invalid += 1; continue; }
-    const log = e.log && typeof e.log.payload === 'string' ? { payload: e.log.payload, type: String(e.log.type ?? 'OUT') } : undefined;
+    if (timestamp === undefined || typeof e.source_id !== 'string') {
+      invalid += 1;
+      continue;
+    }
+    const log =
+      e.log && typeof e.log.payload === 'string'
+        ? { payload: e.log.payload, type: String(e.log.type ?? 'OUT') }
+        : undefined;
     /** @type {Envelope['gauge']} */
     let gauge;
     if (e.gauge?.metrics && typeof e.gauge.metrics === 'object') {
@@ -56,7 +62,14 @@ export function parseReadBody(body) {
         }
       }
     }
-    envelopes.push({ timestamp, sourceId: e.source_id, instanceId: String(e.instance_id ?? ''), tags: stringMap(e.tags), log, gauge });
+    envelopes.push({
+      timestamp,
+      sourceId: e.source_id,
+      instanceId: String(e.instance_id ?? ''),
+      tags: stringMap(e.tags),
+      log,
+      gauge,
+    });
   }
   return { envelopes, invalid };
 }
@@ -64,7 +77,8 @@ export function parseReadBody(body) {
 /**
  * An RTR log envelope -> a RouterRequest, through the same gorouter parser as every router source.
  * @param {Envelope} envelope @param {{ correlationField?: string, appName?: string }} options
- * @returns {{ ok: true, record: import('../router-logs/gorouter.js').RouterRequest } | { ok: false, reason: string, ignored: boolean }}
+ * @returns {{ ok: true, record: import('../../../core/types.js').RouterRequest }
+ *   | { ok: false, reason: string, ignored: boolean }}
  */
 export function routerRequestFromEnvelope(envelope, options) {
   if (!envelope.log) return { ok: false, reason: 'not_log', ignored: true };
@@ -76,7 +90,7 @@ export function routerRequestFromEnvelope(envelope, options) {
   return line;
 }
 
-/** Container gauge name -> InstanceSample field. cpu and cpu_entitlement are already percent (of one core, of the entitlement). */
+/** Container gauge -> InstanceSample field; cpu, cpu_entitlement: already percent (of one core, of the entitlement). */
 const CONTAINER_GAUGES = /** @type {const} */ ({
   cpu: 'cpuPercent',
   cpu_entitlement: 'cpuEntitlementPercent',
@@ -91,16 +105,19 @@ const CONTAINER_GAUGES = /** @type {const} */ ({
  * with the same timestamp merge into one sample). Envelopes without container gauges are skipped.
  * @param {Envelope[]} envelopes
  * @param {{ appGuid: string, appName: string }} app
- * @returns {{ samples: import('../../types.js').InstanceSample[], invalid: number }}
+ * @returns {{ samples: import('../../../core/types.js').InstanceSample[], invalid: number }}
  */
 export function instanceSamplesFromGauges(envelopes, app) {
-  /** @type {Map<string, import('../../types.js').InstanceSample>} */
+  /** @type {Map<string, import('../../../core/types.js').InstanceSample>} */
   const byKey = new Map();
   let invalid = 0;
   for (const e of envelopes) {
     if (!e.gauge || !Object.keys(e.gauge).some((name) => name in CONTAINER_GAUGES)) continue;
     const index = /^\d{1,9}$/.test(e.instanceId) ? Number(e.instanceId) : NaN;
-    if (!Number.isInteger(index)) { invalid += 1; continue; }
+    if (!Number.isInteger(index)) {
+      invalid += 1;
+      continue;
+    }
     const processType = e.tags.process_type || 'web';
     // Milliseconds, as every instance sample is kept (Cloud Controller polls included).
     const ts = new Date(Number(e.timestamp / 1_000_000n));
@@ -108,8 +125,20 @@ export function instanceSamplesFromGauges(envelopes, app) {
     let sample = byKey.get(key);
     if (!sample) {
       sample = {
-        ts, appGuid: app.appGuid, appName: app.appName, processType, instanceIndex: index, state: 'RUNNING',
-        cpuPercent: null, cpuEntitlementPercent: null, memBytes: null, memQuotaBytes: null, diskBytes: null, diskQuotaBytes: null, uptimeSeconds: null,
+        kind: 'instance_sample',
+        ts,
+        appGuid: app.appGuid,
+        appName: app.appName,
+        processType,
+        instanceIndex: index,
+        state: 'RUNNING',
+        cpuPercent: null,
+        cpuEntitlementPercent: null,
+        memBytes: null,
+        memQuotaBytes: null,
+        diskBytes: null,
+        diskQuotaBytes: null,
+        uptimeSeconds: null,
       };
       byKey.set(key, sample);
     }

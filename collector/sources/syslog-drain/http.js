@@ -4,6 +4,11 @@
 import crypto from 'node:crypto';
 import { splitHttpBody } from './rfc5424.js';
 
+/**
+ * @typedef {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, url: URL) =>
+ *   Promise<void>} RouteHandler
+ */
+
 /** Larger than the agent's 512 KiB batch plus one long message; a bigger body is refused whole. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -22,13 +27,15 @@ function tokenMatches(given, expectedDigest) {
  * @param {string} options.token DRAIN_TOKEN
  * @param {import('./receiver.js').DrainReceiver} options.receiver
  * @param {import('pino').Logger} options.log
- * @returns {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, url: URL) => Promise<void>}
+ * @returns {RouteHandler}
  */
 export function createDrainHandler({ token, receiver, log }) {
   const expected = crypto.createHash('sha256').update(token).digest();
   return async (req, res, url) => {
     if (req.method !== 'POST') {
-      res.writeHead(405, { Allow: 'POST', 'Content-Type': 'text/plain' }).end('POST syslog messages to /drain?token=...\n');
+      res
+        .writeHead(405, { Allow: 'POST', 'Content-Type': 'text/plain' })
+        .end('POST syslog messages to /drain?token=...\n');
       return;
     }
     if (!tokenMatches(url.searchParams.get('token'), expected)) {
@@ -40,7 +47,9 @@ export function createDrainHandler({ token, receiver, log }) {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) {
       req.resume();
-      res.writeHead(413, { 'Content-Type': 'text/plain', Connection: 'close' }).end(`body over ${MAX_BODY_BYTES} bytes\n`);
+      res
+        .writeHead(413, { 'Content-Type': 'text/plain', Connection: 'close' })
+        .end(`body over ${MAX_BODY_BYTES} bytes\n`);
       return;
     }
     // Full: say so before reading the body; the agent backs off and sends the same body again.
@@ -51,7 +60,9 @@ export function createDrainHandler({ token, receiver, log }) {
     for await (const chunk of req) {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        res.writeHead(413, { 'Content-Type': 'text/plain', Connection: 'close' }).end(`body over ${MAX_BODY_BYTES} bytes\n`);
+        res
+          .writeHead(413, { 'Content-Type': 'text/plain', Connection: 'close' })
+          .end(`body over ${MAX_BODY_BYTES} bytes\n`);
         req.destroy();
         return;
       }
@@ -60,7 +71,9 @@ export function createDrainHandler({ token, receiver, log }) {
     const messages = splitHttpBody(Buffer.concat(chunks, size).toString('utf8'));
     if (full) {
       receiver.refuse(messages.length);
-      res.writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' }).end('drain buffer full (database unreachable?); send again\n');
+      res
+        .writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' })
+        .end('drain buffer full (database unreachable?); send again\n');
       return;
     }
     const accepted = receiver.offer(messages);

@@ -1,10 +1,16 @@
-// The drain's buffer between the network and PostgreSQL: messages in, RouterRequest records out in
-// batches (COPY, idempotent), bounded. When the buffer is full the HTTP handler answers 503 and the
-// TCP servers stop reading, so the syslog agent holds (and retries) what we cannot take: nothing is
-// dropped silently. Counters feed /metrics and /healthz.
+// The drain's intake between the network and PostgreSQL: messages in, router requests out through
+// the buffered PostgreSQL sink (batches of COPY through the page writer, idempotent, retried with
+// backoff). The bound is enforced here, before the sink's own: when the buffer is full the HTTP
+// handler answers 503 and the TCP servers stop reading, so the syslog agent keeps (and resends)
+// what we cannot take and nothing is dropped silently. Counters feed /metrics and /healthz.
 import { EventEmitter } from 'node:events';
-import { DEFAULT_BACKOFF, backoffDelay } from '../../retry.js';
+import { createPageWriter } from '../../../exporters/postgres/page-writer.js';
+import { createPostgresSink } from '../../../exporters/postgres/sink.js';
 import { routerRequestFromSyslog } from './records.js';
+
+/** A batch smaller than the sink's 5000 rows waits at most this long. */
+const FLUSH_INTERVAL_MS = 250;
+const BATCH_ROWS = 5000;
 
 /**
  * @typedef {object} DrainCounts
@@ -19,38 +25,51 @@ import { routerRequestFromSyslog } from './records.js';
  * @typedef {object} DrainMetrics
  * @property {(outcome: string, reason: string, n: number) => void} count
  * @property {(records: number) => void} buffered
- * @property {(rows: any[]) => void} observeRouterRequests
+ * @property {(inserted: import('../../../core/types.js').PaasmonRecord[]) => void} observeRouterRequests
  */
 
 /**
  * @param {object} options
- * @param {(records: import('../router-logs/gorouter.js').RouterRequest[]) => Promise<any[]>} options.write stores a
- *   batch idempotently and returns the rows new in PostgreSQL
- * @param {number} options.maxBuffered records held at most
- * @param {number} [options.batchSize]
- * @param {number} [options.flushIntervalMs] a batch smaller than batchSize waits at most this long
+ * @param {import('pg').Pool} options.pool
+ * @param {Promise<boolean>} [options.schemaReady] writes wait for the migrations
+ * @param {number} options.maxBuffered router requests held at most
  * @param {string} [options.correlationField]
  * @param {import('pino').Logger} options.log
  * @param {DrainMetrics} [options.metrics]
- * @param {import('../../retry.js').BackoffOptions} [options.backoff]
+ * @param {import('../../../core/retry.js').BackoffOptions} [options.backoff]
  */
-export function createDrainReceiver({ write, maxBuffered, batchSize = 5000, flushIntervalMs = 250, correlationField, log, metrics, backoff = DEFAULT_BACKOFF }) {
-  /** @type {import('../router-logs/gorouter.js').RouterRequest[]} */
-  let buffer = [];
+export function createDrainReceiver({ pool, schemaReady, maxBuffered, correlationField, log, metrics, backoff }) {
   /** @type {DrainCounts} */
   const counts = { accepted: 0, stored: 0, inserted: 0, rejected: {}, dropped: {}, refused: 0, unauthorized: 0 };
   const events = new EventEmitter();
-  let failures = 0;
-  let nextAttemptAt = 0;
-  /** @type {Error | undefined} */
-  let lastError;
   /** @type {Date | undefined} */
   let lastStoredAt;
-  /** @type {Promise<void> | undefined} */
-  let flushing;
   let closed = false;
-  const timer = setInterval(() => { void flush(); }, flushIntervalMs);
-  timer.unref();
+  const writeRouterPage = createPageWriter(pool);
+  const sink = createPostgresSink({
+    pool,
+    log,
+    // The drain's own bound (checked before taking a message) is the one that holds; the sink's
+    // would drop the oldest, which never happens below it plus the bodies in flight.
+    maxBuffered: maxBuffered * 4,
+    batchRows: BATCH_ROWS,
+    flushIntervalMs: FLUSH_INTERVAL_MS,
+    backoff,
+    writePage: async (page) => {
+      if (schemaReady && !(await schemaReady)) throw new Error('shutting down before the schema was ready');
+      const inserted = await writeRouterPage(page);
+      counts.stored += page.records.length;
+      counts.inserted += inserted.length;
+      lastStoredAt = new Date();
+      metrics?.count('stored', '', page.records.length);
+      metrics?.observeRouterRequests(inserted);
+      return inserted;
+    },
+    onChange: ({ pending }) => {
+      metrics?.buffered(pending);
+      if (pending < maxBuffered) events.emit('room');
+    },
+  });
 
   /** @param {'rejected' | 'dropped'} outcome @param {string} reason @param {number} [n] */
   function tally(outcome, reason, n = 1) {
@@ -58,103 +77,70 @@ export function createDrainReceiver({ write, maxBuffered, batchSize = 5000, flus
     metrics?.count(outcome, reason, n);
   }
 
-  async function flushNow() {
-    while (buffer.length > 0) {
-      const batch = buffer.slice(0, batchSize);
-      const inserted = await write(batch);
-      buffer = buffer.slice(batch.length);
-      counts.stored += batch.length;
-      counts.inserted += inserted.length;
-      lastStoredAt = new Date();
-      metrics?.count('stored', '', batch.length);
-      metrics?.observeRouterRequests(inserted);
-      metrics?.buffered(buffer.length);
-      events.emit('room');
-    }
-  }
-
-  /** Writes what is buffered unless a write is running or an outage's backoff is not over. @param {{ force?: boolean }} [options] */
-  function flush(options = {}) {
-    if (flushing) return flushing;
-    if (buffer.length === 0 || (!options.force && Date.now() < nextAttemptAt)) return Promise.resolve();
-    flushing = (async () => {
-      try {
-        await flushNow();
-        if (failures > 0) log.info({ failures }, 'drain: writing again after an outage');
-        failures = 0;
-        lastError = undefined;
-      } catch (err) {
-        lastError = /** @type {Error} */ (err);
-        const delay = backoffDelay(failures, { ...backoff, retries: Infinity });
-        failures += 1;
-        nextAttemptAt = Date.now() + delay;
-        log.warn({ err, buffered: buffer.length, retryInMs: delay }, 'drain: write failed; records kept for the next attempt');
-      } finally {
-        flushing = undefined;
-      }
-    })();
-    return flushing;
-  }
-
   return {
     /** Room for this many more records. */
-    get room() { return closed ? 0 : Math.max(0, maxBuffered - buffer.length); },
+    get room() {
+      return closed ? 0 : Math.max(0, maxBuffered - sink.pending);
+    },
     /**
      * Parses and buffers messages. The caller checks `room` first (HTTP) or stops reading when it
      * is 0 (TCP): a body may take the buffer past the limit by its own size, never more.
      * @param {string[]} messages
      */
     offer(messages) {
-      let accepted = 0;
+      /** @type {import('../../../core/types.js').RouterRequest[]} */
+      const records = [];
       for (const text of messages) {
         const result = routerRequestFromSyslog(text, { correlationField });
-        if (result.ok) {
-          buffer.push(result.record);
-          accepted += 1;
-        } else if (result.ignored) {
-          tally('dropped', result.reason);
-        } else {
+        if (result.ok) records.push(result.record);
+        else if (result.ignored) tally('dropped', result.reason);
+        else {
           tally('rejected', result.reason);
           log.debug({ reason: result.reason, message: text.slice(0, 300) }, 'drain: message rejected');
         }
       }
-      counts.accepted += accepted;
-      metrics?.count('accepted', '', accepted);
-      metrics?.buffered(buffer.length);
-      if (buffer.length >= batchSize) void flush();
-      return accepted;
+      sink.write(records);
+      counts.accepted += records.length;
+      metrics?.count('accepted', '', records.length);
+      if (sink.pending >= BATCH_ROWS) void sink.flush();
+      return records.length;
     },
     /** A frame that never became a message (TCP framing). @param {string} reason */
-    rejectFrame(reason) { tally('rejected', reason); },
+    rejectFrame(reason) {
+      tally('rejected', reason);
+    },
     /** Messages answered 503. @param {number} n */
-    refuse(n) { counts.refused += n; metrics?.count('refused', 'buffer_full', n); },
-    unauthorized() { counts.unauthorized += 1; metrics?.count('unauthorized', '', 1); },
+    refuse(n) {
+      counts.refused += n;
+      metrics?.count('refused', 'buffer_full', n);
+    },
+    unauthorized() {
+      counts.unauthorized += 1;
+      metrics?.count('unauthorized', '', 1);
+    },
     /** Calls `listener` whenever a write made room. @param {() => void} listener */
-    onRoom(listener) { events.on('room', listener); },
-    flush,
-    /** Stops the timer and writes what is left (once more, ignoring the backoff). */
+    onRoom(listener) {
+      events.on('room', listener);
+    },
+    /** Writes what is left (once more, ignoring the backoff); what still cannot be written is counted. */
     async close() {
       if (closed) return;
       closed = true;
-      clearInterval(timer);
-      await flushing;
-      await flush({ force: true });
-      if (buffer.length > 0) {
-        tally('dropped', 'shutdown', buffer.length);
-        log.error({ lost: buffer.length }, 'drain: router requests could not be written before shutdown');
-      }
+      await sink.close();
+      if (sink.pending > 0) tally('dropped', 'shutdown', sink.pending);
     },
     /** For /healthz. */
     state() {
+      const overflow = sink.dropped ? { overflow: sink.dropped } : {};
       return {
-        status: lastError ? 'failing' : 'ok',
-        buffered: buffer.length,
+        status: sink.lastError ? 'failing' : 'ok',
+        buffered: sink.pending,
         maxBuffered,
         ...counts,
         rejected: { ...counts.rejected },
-        dropped: { ...counts.dropped },
+        dropped: { ...counts.dropped, ...overflow },
         lastStoredAt: lastStoredAt?.toISOString() ?? null,
-        lastError: lastError?.message ?? null,
+        lastError: sink.lastError?.message ?? null,
       };
     },
   };

@@ -7,7 +7,7 @@ import { parseSyslogMessage, sourceOf } from './rfc5424.js';
 const TAGS_SD = 'tags@47450';
 
 /**
- * @typedef {{ ok: true, record: import('../router-logs/gorouter.js').RouterRequest }
+ * @typedef {{ ok: true, record: import('../../../core/types.js').RouterRequest }
  *   | { ok: false, reason: string, ignored: boolean }} DrainRecordResult
  * `ignored` is true for well-formed lines that are simply not router lines (APP, API, gauges...).
  */

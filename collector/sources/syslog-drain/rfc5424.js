@@ -205,6 +205,8 @@ export function createOctetCountingFramer({ maxMessageBytes }) {
   return {
     push,
     /** Bytes held for an unfinished frame (0 between frames). */
-    get buffered() { return pending.length + collected; },
+    get buffered() {
+      return pending.length + collected;
+    },
   };
 }

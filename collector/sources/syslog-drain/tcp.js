@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
 import { once } from 'node:events';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../../core/errors.js';
 import { createOctetCountingFramer } from './rfc5424.js';
 
 /** Larger than any gorouter line with many logged headers; a longer frame is skipped and counted. */
@@ -56,7 +56,12 @@ export async function startTcpDrain({ port, host, tls: tlsFiles, receiver, log }
 
   const server = tlsFiles ? tls.createServer(readTlsFiles(tlsFiles), onConnection) : net.createServer(onConnection);
   server.listen(port, host);
-  await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => { throw err; })]);
+  await Promise.race([
+    once(server, 'listening'),
+    once(server, 'error').then(([err]) => {
+      throw err;
+    }),
+  ]);
   const address = /** @type {net.AddressInfo} */ (server.address());
   log.info({ port: address.port, tls: Boolean(tlsFiles) }, 'drain: listening for syslog over TCP');
   return {
@@ -80,7 +85,10 @@ function readTlsFiles({ cert, key }) {
     try {
       return fs.readFileSync(value, 'utf8');
     } catch (err) {
-      throw new ConfigError(`${variable} is neither PEM text nor a readable file (${/** @type {any} */ (err).code ?? err})`, { variable, cause: err });
+      throw new ConfigError(
+        `${variable} is neither PEM text nor a readable file (${/** @type {any} */ (err).code ?? err})`,
+        { variable, cause: err },
+      );
     }
   };
   return { cert: read(cert, 'DRAIN_TLS_CERT'), key: read(key, 'DRAIN_TLS_KEY') };

@@ -14,7 +14,7 @@ import http from 'node:http';
  * @param {() => Promise<Health>} options.health
  * @param {string | undefined} options.bearerToken
  * @param {import('pino').Logger} options.log
- * @param {Record<string, (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => Promise<void>>} [options.routes]
+ * @param {Record<string, import('./sources/syslog-drain/http.js').RouteHandler>} [options.routes]
  *   more paths with their own methods and authentication (the syslog drain's POST /drain)
  */
 export function createHttpServer({ registry, health, bearerToken, log, routes = {} }) {
@@ -29,7 +29,9 @@ export function createHttpServer({ registry, health, bearerToken, log, routes = 
         res.writeHead(405, { Allow: 'GET, HEAD' }).end();
       } else if (url.pathname === '/metrics') {
         if (expected && !bearerMatches(req.headers.authorization, expected)) {
-          res.writeHead(401, { 'WWW-Authenticate': 'Bearer realm="paasmon"', 'Content-Type': 'text/plain' }).end('bearer token required\n');
+          res
+            .writeHead(401, { 'WWW-Authenticate': 'Bearer realm="paasmon"', 'Content-Type': 'text/plain' })
+            .end('bearer token required\n');
           return;
         }
         const text = await registry.metrics();
@@ -47,7 +49,11 @@ export function createHttpServer({ registry, health, bearerToken, log, routes = 
   });
 }
 
-/** Constant-time comparison, so the token cannot be guessed byte by byte from timings. @param {string | undefined} header @param {Buffer} expected */
+/**
+ * Constant-time comparison, so the token cannot be guessed byte by byte from timings.
+ * @param {string | undefined} header
+ * @param {Buffer} expected
+ */
 function bearerMatches(header, expected) {
   if (!header) return false;
   const given = Buffer.from(header.replace(/^bearer /i, 'Bearer '));

@@ -8,29 +8,48 @@
  * @param {import('pg').Pool} pool @param {number} hours
  */
 export async function recentCorrelationCounts(pool, hours) {
-  const { rows } = await pool.query(`SELECT id FROM test_runs WHERE ended_at IS NULL OR ended_at > now() - $1 * interval '1 hour'`, [hours]);
+  const { rows } = await pool.query(
+    `SELECT id FROM test_runs WHERE ended_at IS NULL OR ended_at > now() - $1 * interval '1 hour'`,
+    [hours],
+  );
   const counts = [];
-  for (const { id } of rows) counts.push(...await correlationCounts(pool, Number(id)));
+  for (const { id } of rows) counts.push(...(await correlationCounts(pool, Number(id))));
   return counts;
 }
 
 /**
+ * @typedef {object} CorrelationCount
+ * @property {number} run_id
+ * @property {string} label
+ * @property {number} requests
+ * @property {number} matched
+ * @property {number} loadgen_only
+ * @property {number} router_only
+ */
+
+/**
  * @param {import('pg').Pool} pool @param {number} [runId]
- * @returns {Promise<Array<{ run_id: number, label: string, requests: number, matched: number, loadgen_only: number, router_only: number }>>}
+ * @returns {Promise<Array<CorrelationCount>>}
  */
 export async function correlationCounts(pool, runId) {
-  const { rows } = await pool.query(`
+  const { rows } = await pool.query(
+    `
     WITH runs AS (
       SELECT t.id, t.label, t.app_name, t.started_at,
-             coalesce(t.ended_at, (SELECT max(started_at + duration_ms * interval '1 millisecond') FROM loadgen_requests l WHERE l.run_id = t.id)) AS ended_at
+             coalesce(t.ended_at, (SELECT max(started_at + duration_ms * interval '1 millisecond')
+                                   FROM loadgen_requests l WHERE l.run_id = t.id)) AS ended_at
       FROM test_runs t WHERE $1::bigint IS NULL OR t.id = $1
     )
     SELECT r.id AS run_id, r.label,
       (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = r.id)::int AS requests,
       (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = r.id
          AND EXISTS (SELECT 1 FROM router_requests x WHERE x.correlation_id = l.correlation_id))::int AS matched,
-      (SELECT count(*) FROM router_requests x WHERE x.app_name = r.app_name AND x.received_at >= r.started_at AND x.received_at <= r.ended_at
-         AND NOT EXISTS (SELECT 1 FROM loadgen_requests l WHERE l.correlation_id = x.correlation_id))::int AS router_only
-    FROM runs r ORDER BY r.id`, [runId ?? null]);
+      (SELECT count(*) FROM router_requests x WHERE x.app_name = r.app_name
+         AND x.received_at >= r.started_at AND x.received_at <= r.ended_at
+         AND NOT EXISTS (SELECT 1 FROM loadgen_requests l
+                         WHERE l.correlation_id = x.correlation_id))::int AS router_only
+    FROM runs r ORDER BY r.id`,
+    [runId ?? null],
+  );
   return rows.map((row) => ({ ...row, run_id: Number(row.run_id), loadgen_only: row.requests - row.matched }));
 }
