@@ -6,8 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SPACE_GUID, makeApps, startCfSimulator } from '../test/support/cf-simulator.js';
-import { runCli, startCli, waitFor } from '../test/support/cli.js';
+import { makeApps, startCfSimulator } from '../test/support/cf-simulator.js';
+import { runCli, waitFor } from '../test/support/cli.js';
+import { collectEnv, startCollect } from '../test/support/collect.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { gorouterLine, makeRequests } from '../test/support/router-docs.js';
 import {
@@ -25,7 +26,7 @@ const TOKEN = 'bench-drain-token-0123456789';
 const CONNECTIONS = 5;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-bench-drain-'));
 const [db, sim] = await Promise.all([startTestDatabase(), startCfSimulator({ apps: makeApps(1, 1) })]);
-/** @type {ReturnType<typeof startCli> | undefined} */
+/** @type {ReturnType<typeof import('../test/support/cli.js').startCli> | undefined} */
 let collector;
 try {
   const truth = makeRequests(LINES, Date.parse('2026-11-21T00:00:00Z'), 3_600_000, 'bench-drain');
@@ -46,23 +47,10 @@ try {
   );
   await db.query('TRUNCATE router_requests');
 
-  collector = startCli(['collect'], {
-    ...env,
-    LOG_LEVEL: 'info',
-    CF_API: sim.url,
-    CF_USERNAME: 'admin',
-    CF_PASSWORD: 'admin-secret',
-    CF_SPACE_GUID: SPACE_GUID,
-    POLL_SCHEDULE: '*/30 * * * * *',
-    PORT: '0',
-    DRAIN_TOKEN: TOKEN,
-    DRAIN_TCP_PORT: '0',
-  });
+  const running = await startCollect(collectEnv(db, sim, { DRAIN_TOKEN: TOKEN, DRAIN_TCP_PORT: '0' }));
+  collector = running.cli;
   const c = collector;
-  const ports = await waitFor(() => /"port":(\d+),.*"drainTcpPort":(\d+)/.exec(c.output.stderr), {
-    what: 'collect to listen',
-  });
-  const base = `http://127.0.0.1:${ports[1]}`;
+  const { base } = running;
   const inserted = async () =>
     /** @type {any} */ (await (await fetch(`${base}/healthz`)).json()).sources['syslog-drain'].inserted;
   let peak = 0;
@@ -102,7 +90,7 @@ try {
   const per = Math.ceil(LINES / CONNECTIONS);
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async (_, k) => {
-      const connection = await connectTcp(Number(ports[2]));
+      const connection = await connectTcp(Number(running.drainTcpPort));
       const slice = messages.slice(k * per, (k + 1) * per);
       for (let i = 0; i < slice.length; i += 2000)
         await connection.write(Buffer.concat(slice.slice(i, i + 2000).map(octetCounted)));

@@ -7,8 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import { SPACE_GUID, makeApps, startCfSimulator } from '../support/cf-simulator.js';
-import { runCli, startCli, waitFor } from '../support/cli.js';
+import { makeApps, startCfSimulator } from '../support/cf-simulator.js';
+import { runCli, waitFor } from '../support/cli.js';
+import { collectEnv, startCollect } from '../support/collect.js';
 import { startTestDatabase } from '../support/database.js';
 import { startGorouterStandin } from '../support/gorouter-standin.js';
 import { logMessage, rtrEnvelope, startHttpsBatchWriter } from '../support/syslog-agent-standin.js';
@@ -22,7 +23,7 @@ describe('correlation end to end through the syslog drain', () => {
   let sim;
   /** @type {http.Server[]} */
   const apps = [];
-  /** @type {ReturnType<typeof startCli> | undefined} */
+  /** @type {ReturnType<typeof import('../support/cli.js').startCli> | undefined} */
   let collector;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-drain-e2e-'));
   const appGuid = '5d0c7a4e-2b1f-4c3d-9e8f-7a6b5c4d3e2f';
@@ -52,21 +53,9 @@ describe('correlation end to end through the syslog drain', () => {
   });
 
   it('matches every load-generator request with its router line', async () => {
-    collector = startCli(['collect'], {
-      DATABASE_URL: db.url,
-      CF_API: sim.url,
-      CF_USERNAME: 'admin',
-      CF_PASSWORD: 'admin-secret',
-      CF_SPACE_GUID: SPACE_GUID,
-      POLL_SCHEDULE: '*/30 * * * * *',
-      PORT: '0',
-      DRAIN_TOKEN: TOKEN,
-    });
-    const c = collector;
-    const port = await waitFor(() => Number(/"port":(\d+),"schedule"/.exec(c.output.stderr)?.[1]), {
-      what: `collect to listen\n${c.output.stderr}`,
-    });
-    const base = `http://127.0.0.1:${port}`;
+    const started = await startCollect(collectEnv(db, sim, { DRAIN_TOKEN: TOKEN }));
+    collector = started.cli;
+    const { base } = started;
     const agent = startHttpsBatchWriter(`${base}/drain?token=${TOKEN}`);
     const router = await startGorouterStandin({
       backends: apps.map((a) => `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (a.address()).port}`),

@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { SPACE_GUID, makeApps, startCfSimulator } from '../support/cf-simulator.js';
-import { startCli, waitFor } from '../support/cli.js';
+import { makeApps, startCfSimulator } from '../support/cf-simulator.js';
+import { waitFor } from '../support/cli.js';
+import { collectEnv, startCollect } from '../support/collect.js';
 import { startTestDatabase } from '../support/database.js';
 import { startLogCacheStandin } from '../support/log-cache-standin.js';
 import { emittedAt, expectedRow, gorouterLine, makeRequests } from '../support/router-docs.js';
@@ -18,7 +19,7 @@ describe('Log Cache source', () => {
   let sim;
   /** @type {Awaited<ReturnType<typeof startLogCacheStandin>>} */
   let logCache;
-  /** @type {ReturnType<typeof startCli> | undefined} */
+  /** @type {ReturnType<typeof import('../support/cli.js').startCli> | undefined} */
   let collector;
   const apps = makeApps(2, 2);
   const [readable, forbidden] = apps;
@@ -109,22 +110,11 @@ describe('Log Cache source', () => {
     logCache.envelopes.push(...all);
     logCache.envelopes.push({ ...rtr[0], sourceId: forbidden.guid });
 
-    collector = startCli(['collect'], {
-      DATABASE_URL: db.url,
-      CF_API: sim.url,
-      CF_USERNAME: 'admin',
-      CF_PASSWORD: 'admin-secret',
-      CF_SPACE_GUID: SPACE_GUID,
-      POLL_SCHEDULE: '*/30 * * * * *',
-      PORT: '0',
-      LOG_CACHE_URL: logCache.url,
-      LOG_CACHE_SCHEDULE: '* * * * * *',
-      LOG_CACHE_LOOKBACK: '3m',
-    });
+    const started = await startCollect(
+      collectEnv(db, sim, { LOG_CACHE_URL: logCache.url, LOG_CACHE_SCHEDULE: '* * * * * *', LOG_CACHE_LOOKBACK: '3m' }),
+    );
+    collector = started.cli;
     const c = collector;
-    const port = await waitFor(() => Number(/"port":(\d+),"schedule"/.exec(c.output.stderr)?.[1]), {
-      what: `collect to listen\n${c.output.stderr}`,
-    });
     const routerRows = async () =>
       (
         await db.query(`SELECT to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at,
@@ -174,7 +164,7 @@ describe('Log Cache source', () => {
     );
 
     const health = async () =>
-      /** @type {any} */ (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).sources['log-cache'];
+      /** @type {any} */ (await (await fetch(`${started.base}/healthz`)).json()).sources['log-cache'];
     const h = await waitFor(
       async () => {
         const x = await health();

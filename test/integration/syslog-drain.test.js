@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { SPACE_GUID, makeApps, startCfSimulator } from '../support/cf-simulator.js';
+import { makeApps, startCfSimulator } from '../support/cf-simulator.js';
 import { startCli, waitFor } from '../support/cli.js';
+import { collectEnv, startCollect } from '../support/collect.js';
 import { startTestDatabase } from '../support/database.js';
 import { expectedRow, gorouterLine, makeRequests } from '../support/router-docs.js';
 import {
@@ -75,24 +76,9 @@ describe('paasmon collect as a syslog drain', () => {
 
   /** @param {Record<string, string>} [env] */
   async function start(env = {}) {
-    collector = startCli(['collect'], {
-      DATABASE_URL: db.url,
-      CF_API: sim.url,
-      CF_USERNAME: 'admin',
-      CF_PASSWORD: 'admin-secret',
-      CF_SPACE_GUID: SPACE_GUID,
-      POLL_SCHEDULE: '*/30 * * * * *',
-      PORT: '0',
-      DRAIN_TOKEN: TOKEN,
-      DRAIN_TCP_PORT: '0',
-      ...env,
-    });
-    const c = collector;
-    const started = await waitFor(() => /"port":(\d+),.*"drainTcpPort":(\d+)/.exec(c.output.stderr), {
-      what: `collect to listen\n${c.output.stderr}`,
-    });
-    await waitFor(() => /migrations applied|collect: started/.test(c.output.stderr));
-    return { base: `http://127.0.0.1:${started[1]}`, tcpPort: Number(started[2]) };
+    const started = await startCollect(collectEnv(db, sim, { DRAIN_TOKEN: TOKEN, DRAIN_TCP_PORT: '0', ...env }));
+    collector = started.cli;
+    return { base: started.base, tcpPort: Number(started.drainTcpPort) };
   }
 
   const rows = async () =>
@@ -243,16 +229,7 @@ describe('paasmon collect as a syslog drain', () => {
   });
 
   it('refuses a TLS certificate without its key, naming the variable (exit 2)', async () => {
-    collector = startCli(['collect'], {
-      DATABASE_URL: db.url,
-      CF_API: sim.url,
-      CF_USERNAME: 'admin',
-      CF_PASSWORD: 'admin-secret',
-      CF_SPACE_GUID: SPACE_GUID,
-      PORT: '0',
-      DRAIN_TCP_PORT: '0',
-      DRAIN_TLS_CERT: '/nonexistent.crt',
-    });
+    collector = startCli(['collect'], collectEnv(db, sim, { DRAIN_TCP_PORT: '0', DRAIN_TLS_CERT: '/nonexistent.crt' }));
     const { code } = await collector.exited;
     assert.equal(code, 2);
     assert.match(
