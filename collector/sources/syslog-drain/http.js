@@ -52,7 +52,8 @@ export function createDrainHandler({ token, receiver, log }) {
         .end(`body over ${MAX_BODY_BYTES} bytes\n`);
       return;
     }
-    // Full: say so before reading the body; the agent backs off and sends the same body again.
+    // Full when the request arrives: the body is still read (its messages are counted, the connection
+    // stays usable), then refused with 503; the agent backs off and sends the same body again.
     const full = receiver.room === 0;
     /** @type {Buffer[]} */
     const chunks = [];
