@@ -11,6 +11,8 @@ import { splitHttpBody } from './rfc5424.js';
 
 /** Larger than the agent's 512 KiB batch plus one long message; a bigger body is refused whole. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** Well under the agent's 20 s read timeout (https.go httpClient). */
+const HOLD_WHEN_FULL_MS = 3000;
 
 /**
  * Constant-time token check: both sides are hashed first, so neither the content nor the length of
@@ -52,9 +54,6 @@ export function createDrainHandler({ token, receiver, log }) {
         .end(`body over ${MAX_BODY_BYTES} bytes\n`);
       return;
     }
-    // Full when the request arrives: the body is still read (its messages are counted, the connection
-    // stays usable), then refused with 503; the agent backs off and sends the same body again.
-    const full = receiver.room === 0;
     /** @type {Buffer[]} */
     const chunks = [];
     let size = 0;
@@ -70,7 +69,10 @@ export function createDrainHandler({ token, receiver, log }) {
       chunks.push(chunk);
     }
     const messages = splitHttpBody(Buffer.concat(chunks, size).toString('utf8'));
-    if (full) {
+    // A full buffer first holds the answer a moment (back-pressure, as TCP gets by not reading): a
+    // write in flight usually makes room. Still full (the database is down), the body is refused
+    // with 503 and the agent sends it again after its backoff.
+    if (receiver.room === 0 && !(await receiver.waitForRoom(HOLD_WHEN_FULL_MS))) {
       receiver.refuse(messages.length);
       res
         .writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' })

@@ -122,6 +122,24 @@ export function createDrainReceiver({ pool, schemaReady, maxBuffered, correlatio
     onRoom(listener) {
       events.on('room', listener);
     },
+    /**
+     * Resolves true as soon as there is room, false after `timeoutMs` without (or once closed).
+     * @param {number} timeoutMs
+     */
+    waitForRoom(timeoutMs) {
+      return new Promise((resolve) => {
+        const done = (/** @type {boolean} */ ok) => {
+          clearTimeout(timer);
+          events.off('room', onRoom);
+          resolve(ok);
+        };
+        const onRoom = () => {
+          if (!closed && maxBuffered - sink.pending > 0) done(true);
+        };
+        const timer = setTimeout(() => done(false), timeoutMs);
+        events.on('room', onRoom);
+      });
+    },
     /** Writes what is left (once more, ignoring the backoff); what still cannot be written is counted. */
     async close() {
       if (closed) return;
