@@ -77,7 +77,15 @@ export function createProgram(program, deps, setExitCode) {
     .option('--from <time>', 'window start, ISO 8601 (2026-11-22T10:00:00Z) or now-15m')
     .option('--to <time>', 'window end (exclusive)')
     .option('--file <path>', 'gorouter lines or `cf logs APP --recent` output; - for stdin')
-    .option('--app <name>', 'app name for the lines of --file (the lines themselves carry only the app guid)')
+    .option(
+      '--app <name>',
+      'app name for the lines of --file (the lines carry only the app guid); without it, names are looked up ' +
+        'in the Cloud Controller (CF_API)',
+    )
+    .option(
+      '--max-skipped-ratio <ratio>',
+      'fail (exit 1) when more records than this are skipped (INGEST_MAX_SKIPPED_RATIO, default 0.01)',
+    )
     .action(verb('ingest', 'ingestCommand'));
 
   const run = program.command('run').description('test runs: what every comparison groups by');

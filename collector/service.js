@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { requireCloudController } from './config/index.js';
 import { createHttpServer } from './metrics-server.js';
 import { recentCorrelationCounts } from '../exporters/postgres/queries/correlation.js';
-import { ingestIncrement } from './pipeline/ingest.js';
+import { describeVerdict, ingestIncrement, skippedShare, skippedVerdict } from './pipeline/ingest.js';
 import { createJob } from './pipeline/job.js';
 import { createPoller } from './pipeline/poller.js';
 import { schedule } from './pipeline/schedule.js';
@@ -88,8 +88,14 @@ export async function startCollector(config, { log }) {
       const sources = { [source.name]: polling.body };
       // A failing router-log source shows here but does not fail the check: restarting the
       // collector would not mend a search server, and would lose the poll buffer.
-      if (routerLogs)
-        sources[routerLogs.job.name] = sourceHealth(routerLogs.job.state, routerLogs.schedule.intervalMs).body;
+      if (routerLogs) {
+        const body = sourceHealth(routerLogs.job.state, routerLogs.schedule.intervalMs).body;
+        const tooMany = routerLogs.lastVerdict();
+        sources[routerLogs.job.name] =
+          tooMany && body.status === 'ok'
+            ? { ...body, status: 'degraded', lastError: describeVerdict(tooMany, config.ingestMaxSkippedRatio) }
+            : body;
+      }
       const healthy = reachable && polling.ok;
       return {
         healthy,
@@ -157,6 +163,8 @@ export async function startCollector(config, { log }) {
  */
 function startRouterLogIngest(config, { log, prometheus, pool, schemaReady, signal }) {
   const source = createRouterLogSource(config, { log });
+  /** @type {import('./pipeline/ingest.js').SkippedVerdict | undefined} the last ingest's, when it skipped too much */
+  let verdict;
   const job = createJob({
     name: source.name,
     metrics: prometheus.self,
@@ -170,12 +178,16 @@ function startRouterLogIngest(config, { log, prometheus, pool, schemaReady, sign
         { pool, metrics: prometheus, warn: ctx.warn },
       );
       prometheus.setIngestLag((Date.now() - Date.parse(/** @type {string} */ (result.to))) / 1000);
+      prometheus.showSkipped(result.skipped, skippedShare(result).ratio);
+      // An empty increment says nothing about the format: the last verdict stands until records arrive.
+      if (result.records || result.skipped.size) verdict = skippedVerdict(result, config.ingestMaxSkippedRatio);
+      if (verdict) ctx.log.warn({ reason: verdict.reason }, describeVerdict(verdict, config.ingestMaxSkippedRatio));
       // New router rows may complete the correlation of recent runs (the views are live; the counter is not).
       prometheus.setCorrelationCounts(await recentCorrelationCounts(pool, 24));
       return result;
     },
   });
-  return { source, job, schedule: schedule(job, config.ingestSchedule) };
+  return { source, job, schedule: schedule(job, config.ingestSchedule), lastVerdict: () => verdict };
 }
 
 /**

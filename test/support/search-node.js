@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './database.js';
 import { waitFor } from './cli.js';
+import { watchOver } from './reaper.js';
 
 const HERE = fileURLToPath(new URL('./search-node/', import.meta.url));
 const LAUNCHERS = { opensearch: 'OpenSearchNode.java', elasticsearch: 'ElasticsearchNode.java' };
@@ -80,6 +81,8 @@ export async function startSearchNode(flavor) {
     ['-Xms512m', '-Xmx1g', '-cp', cp, path.join(HERE, LAUNCHERS[flavor]), String(httpPort), dir, String(transportPort)],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // A JVM with a 1 GB heap must not outlive a test that was killed or timed out.
+  if (child.pid) watchOver({ pids: [child.pid], dirs: [dir] });
   let output = '';
   child.stdout.on('data', (d) => {
     output += d;
@@ -116,6 +119,8 @@ export async function startSearchNode(flavor) {
   return {
     flavor,
     url,
+    pid: child.pid,
+    dir,
     request,
     /**
      * Indexes documents with the bulk API, refreshing at the end.

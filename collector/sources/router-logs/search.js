@@ -9,7 +9,7 @@ import { HttpError, createHttp } from '../../net/http-client.js';
  * @property {'opensearch' | 'elasticsearch' | null} pit which point-in-time API the server has
  *
  * @typedef {object} Page
- * @property {Array<{ _source: any, sort?: unknown[] }>} hits
+ * @property {Array<{ _source: any, _id?: string, _index?: string, sort?: unknown[] }>} hits
  * @property {number} total documents the window holds (track_total_hits)
  */
 
