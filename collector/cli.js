@@ -4,9 +4,10 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { loadConfig } from './config/index.js';
+import { loadConfig, secretValues } from './config/index.js';
 import { ConfigError } from '../core/errors.js';
 import { createLogger } from '../core/log.js';
+import { scrub } from '../core/secrets.js';
 
 /**
  * @typedef {object} CliDeps
@@ -40,11 +41,13 @@ export function createProgram(program, deps, setExitCode) {
         const code = await run(config, { log, out: deps.out }, command.opts(), ...positional);
         setExitCode(code ?? 0);
       } catch (err) {
+        // A library's message may quote what it was given (a path, a URL): never a secret.
+        const message = scrub(/** @type {Error} */ (err).message, secretValues(deps.env));
         if (err instanceof ConfigError) {
-          deps.err(`paasmon: invalid configuration: ${err.message}`);
+          deps.err(`paasmon: invalid configuration: ${message}`);
           setExitCode(2);
         } else {
-          deps.err(`paasmon: ${/** @type {Error} */ (err).message}`);
+          deps.err(`paasmon: ${message}`);
           setExitCode(1);
         }
       }

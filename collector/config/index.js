@@ -167,7 +167,7 @@ export function requireCloudController(config, options = {}) {
 }
 
 /** @param {Record<string, string | undefined>} raw */
-function secretValues(raw) {
+export function secretValues(raw) {
   /** @type {string[]} */
   const values = [];
   for (const key of SECRET_KEYS) {

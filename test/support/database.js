@@ -21,8 +21,9 @@ export function freePort() {
 
 /**
  * Starts a throwaway server; `stopServer`/`startServer` simulate an outage on the same port and data.
+ * @param {{ postgresFlags?: string[] }} [options] e.g. `-c ssl=on`
  */
-export async function startTestDatabase() {
+export async function startTestDatabase(options = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-test-pg-'));
   // PostgreSQL runs as its own user (these machines run tests as root): it must reach the directory.
   fs.chmodSync(dir, 0o755);
@@ -36,6 +37,7 @@ export async function startTestDatabase() {
       password,
       persistent: true,
       createPostgresUser: true,
+      postgresFlags: options.postgresFlags ?? [],
       onLog: () => {},
       onError: () => {},
     });
