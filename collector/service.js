@@ -44,7 +44,10 @@ export async function startCollector(config, { log }) {
   });
   const schemaReady = migrateUntilDone(database.pool, log, abort.signal);
 
-  const source = createCloudControllerSource(config, { log });
+  const source = createCloudControllerSource(config, {
+    log,
+    onRetry: (reason) => self.retries.inc({ source: 'cloud-controller', reason }),
+  });
   const poller = createPoller({ source, sinks: [prometheus, postgres], metrics: self, log, signal: abort.signal });
   const job = schedule(poller, config.pollSchedule, {
     // Written in the background: a slow or absent database must not delay or skip polls.
@@ -162,7 +165,10 @@ export async function startCollector(config, { log }) {
  * @param {RouterLogIngestDeps} deps
  */
 function startRouterLogIngest(config, { log, prometheus, pool, schemaReady, signal }) {
-  const source = createRouterLogSource(config, { log });
+  const source = createRouterLogSource(config, {
+    log,
+    onRetry: (reason) => prometheus.self.retries.inc({ source: 'router-logs', reason }),
+  });
   /** @type {import('./pipeline/ingest.js').SkippedVerdict | undefined} the last ingest's, when it skipped too much */
   let verdict;
   const job = createJob({

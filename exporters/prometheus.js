@@ -65,6 +65,12 @@ export function createPrometheusSink(options = {}) {
       labelNames: ['source', 'reason'],
       registers: [registry],
     }),
+    retries: new client.Counter({
+      name: 'paasmon_source_retries_total',
+      help: 'Requests of a source that failed and were tried again, by reason (the poll may still succeed).',
+      labelNames: ['source', 'reason'],
+      registers: [registry],
+    }),
     lastSuccess: new client.Gauge({
       name: 'paasmon_source_last_success_timestamp_seconds',
       help: 'Unix time of the last successful poll of a source.',

@@ -125,6 +125,16 @@ export function createHttp(options) {
     }
     const data = parseBody(response.data);
     const status = response.status;
+    // Every API paasmon reads answers JSON: a success that is not (a proxy's HTML page, a body cut
+    // off) is a failure, not an empty answer.
+    if (status >= 200 && status < 300 && typeof data === 'string' && data !== '') {
+      const type = String(response.headers['content-type'] ?? 'no content type').split(';')[0];
+      throw new HttpError(
+        `${request.method ?? 'GET'} ${pathOf(request.url)} answered ${status} with a body that is not JSON ` +
+          `(${type}, ${data.length} bytes)`,
+        { status, reason: 'bad_response', retryable: true },
+      );
+    }
     if (status < 500 && status !== 429) return { status, headers: response.headers, data };
     const title = titleOf(data);
     const reason =

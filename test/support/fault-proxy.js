@@ -10,7 +10,7 @@ import { once } from 'node:events';
  * @property {number} count
  * @property {import('node:http').IncomingHttpHeaders} headers
  *
- * @typedef {'pass' | 'hang' | { status: number, body: string }} Verdict
+ * @typedef {'pass' | 'hang' | 'drop' | { status: number, body: string, contentType?: string }} Verdict
  */
 
 /**
@@ -31,13 +31,20 @@ export async function startFaultProxy(target, decide) {
       headers: req.headers,
     });
     if (verdict === 'hang') return; // never answers: the client's timeout must fire
+    if (verdict === 'drop') {
+      req.socket.destroy(); // the connection ends without an answer
+      return;
+    }
     if (verdict !== 'pass') {
-      res.writeHead(verdict.status, { 'Content-Type': 'application/json' }).end(verdict.body);
+      res.writeHead(verdict.status, { 'Content-Type': verdict.contentType ?? 'application/json' }).end(verdict.body);
       return;
     }
     const upstream = await fetch(`${target}${req.url}`, {
       method: req.method,
-      headers: { 'Content-Type': String(req.headers['content-type'] ?? 'application/json') },
+      headers: {
+        'Content-Type': String(req.headers['content-type'] ?? 'application/json'),
+        ...(req.headers.authorization ? { Authorization: req.headers.authorization } : {}),
+      },
       body: body || undefined,
     });
     res

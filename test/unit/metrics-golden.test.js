@@ -70,6 +70,7 @@ describe('/metrics golden file', () => {
     sink.self.pollDuration.observe({ source: 'cloud-controller' }, 0.2);
     sink.self.errors.inc({ source: 'cloud-controller', reason: 'timeout' });
     sink.self.warnings.inc({ source: 'router-logs', reason: 'bad_json' });
+    sink.self.retries.inc({ source: 'cloud-controller', reason: 'bad_response' });
     sink.self.lastSuccess.set({ source: 'cloud-controller' }, ts.getTime() / 1000);
     sink.self.skipped.inc({ source: 'cloud-controller' });
     sink.self.records.inc({ source: 'cloud-controller' }, 2);

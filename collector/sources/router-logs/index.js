@@ -28,6 +28,7 @@ import { createSearchClient } from './search.js';
  * @property {import('../../../core/retry.js').BackoffOptions} [backoff]
  * @property {number} [pageSize]
  * @property {number} [timeoutMs]
+ * @property {(reason: string) => void} [onRetry] counts a retried request by reason
  */
 
 /**

@@ -34,6 +34,7 @@ function atLeast(a, b) {
  * @property {import('../../../core/retry.js').BackoffOptions} [backoff]
  * @property {number} [timeoutMs]
  * @property {number} [pageSize]
+ * @property {(reason: string) => void} [onRetry] counts a retried request by reason
  */
 
 /**
@@ -53,11 +54,13 @@ export function createSearchClient(search, deps = {}) {
     backoff: deps.backoff,
     headers,
     errorTitle: searchErrorTitle,
-    onRetry: (e) =>
+    onRetry: (e) => {
+      deps.onRetry?.(e.reason);
       deps.log?.warn(
         { reason: e.reason, attempt: e.attempt, delayMs: e.delayMs, url: e.url },
         'search: retrying request',
-      ),
+      );
+    },
   });
   const pageSize = deps.pageSize ?? 5000;
   /** @type {Promise<ServerInfo> | undefined} */
