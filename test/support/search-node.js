@@ -70,11 +70,12 @@ function classpath(flavor) {
 
 /**
  * @param {'opensearch' | 'elasticsearch'} flavor
+ * @param {{ httpPort?: number }} [options] the port of a node that replaces a killed one
  */
-export async function startSearchNode(flavor) {
+export async function startSearchNode(flavor, options = {}) {
   const java = findJava(MIN_JAVA[flavor]);
   const cp = classpath(flavor);
-  const [httpPort, transportPort] = [await freePort(), await freePort()];
+  const [httpPort, transportPort] = [options.httpPort ?? (await freePort()), await freePort()];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `paasmon-${flavor}-`));
   const child = spawn(
     java,
@@ -138,7 +139,14 @@ export async function startSearchNode(flavor) {
       }
       await request('POST', `/${index}/_refresh`);
     },
+    /** Dies at once, as from the OOM killer or a lost machine. */
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
     async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await exited;
