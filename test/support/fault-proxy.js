@@ -10,7 +10,9 @@ import { once } from 'node:events';
  * @property {number} count
  * @property {import('node:http').IncomingHttpHeaders} headers
  *
- * @typedef {'pass' | 'hang' | 'drop' | { status: number, body: string, contentType?: string }} Verdict
+ * @typedef {'pass' | 'hang' | 'drop' | 'lose-answer' | { status: number, body: string, contentType?: string }} Verdict
+ *   drop: the connection ends without an answer; lose-answer: the request reaches the server, its
+ *   answer never reaches the client
  */
 
 /**
@@ -32,10 +34,10 @@ export async function startFaultProxy(target, decide) {
     });
     if (verdict === 'hang') return; // never answers: the client's timeout must fire
     if (verdict === 'drop') {
-      req.socket.destroy(); // the connection ends without an answer
+      req.socket.destroy();
       return;
     }
-    if (verdict !== 'pass') {
+    if (verdict !== 'pass' && verdict !== 'lose-answer') {
       res.writeHead(verdict.status, { 'Content-Type': verdict.contentType ?? 'application/json' }).end(verdict.body);
       return;
     }
@@ -47,6 +49,10 @@ export async function startFaultProxy(target, decide) {
       },
       body: body || undefined,
     });
+    if (verdict === 'lose-answer') {
+      await upstream.text();
+      return;
+    }
     res
       .writeHead(upstream.status, { 'Content-Type': upstream.headers.get('content-type') ?? 'application/json' })
       .end(await upstream.text());
