@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { normalizeId } from '../../collector/sources/router-logs/correlation-ids.js';
 import { fieldNamesFor, mapDocument } from '../../collector/sources/router-logs/documents.js';
 import { parseGorouterLine, parseRouterTimestamp } from '../../collector/sources/router-logs/gorouter.js';
+import { sane } from '../support/fuzz-cases.js';
 
 // The three real lines of the reference, verbatim.
 const MODERN =
@@ -298,17 +299,6 @@ describe('mapDocument', () => {
 });
 
 describe('properties (fast-check)', () => {
-  /** @param {import('../../collector/sources/router-logs/gorouter.js').ParseResult} result */
-  const sane = (result) => {
-    if (!result.ok) return typeof result.reason === 'string' && result.reason.length > 0;
-    const r = result.record;
-    return (
-      [r.responseTimeMs, r.gorouterTimeMs, r.status, r.bytesReceived, r.bytesSent, r.appIndex].every(
-        (v) => v === null || (Number.isFinite(v) && v >= 0),
-      ) && !Number.isNaN(Date.parse(r.receivedAt))
-    );
-  };
-
   it('never throws on arbitrary strings and yields only sane records', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 400 }), (s) => sane(parseGorouterLine(s))),
