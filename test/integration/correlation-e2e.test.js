@@ -62,6 +62,7 @@ describe('correlation end to end', () => {
       app.close();
     }
     await db.stop();
+    fs.rmSync(path.dirname(logFile), { recursive: true, force: true });
   });
 
   it('matches every request, keeps e2e >= router time, and summarises the run exactly', async () => {

@@ -55,10 +55,12 @@ describe('paasmon ingest --file', () => {
     assert.equal((await rows()).length, 12);
   });
 
-  it('stores a line that appears twice in one batch once', async () => {
+  it('stores a line that appears twice in one batch once', async (t) => {
     await db.query('TRUNCATE router_requests');
     const doubled = `${fs.readFileSync(CAPTURE, 'utf8')}${fs.readFileSync(CAPTURE, 'utf8')}`;
-    const file = `${fs.mkdtempSync('/tmp/paasmon-dup-')}/doubled.txt`;
+    const dir = fs.mkdtempSync('/tmp/paasmon-dup-');
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = `${dir}/doubled.txt`;
     fs.writeFileSync(file, doubled);
     const result = await runCli(['ingest', '--file', file, '--app', 'shop'], { DATABASE_URL: db.url, ...LENIENT });
     assert.match(result.stdout, /^24 router requests read from .*, 12 new rows;/);
