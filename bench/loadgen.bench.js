@@ -7,6 +7,7 @@ import autocannon from 'autocannon';
 import { startCli } from '../test/support/cli.js';
 import { exitWithPeakRss } from './support/peak-rss.js';
 import { startTestDatabase } from '../test/support/database.js';
+import { watchOver } from '../test/support/reaper.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -26,6 +27,7 @@ const target = spawn(
   ],
   { stdio: ['ignore', 'pipe', 'inherit'] },
 );
+if (target.pid) watchOver({ pids: [target.pid] });
 const [portText] = await once(target.stdout, 'data');
 const url = `http://127.0.0.1:${String(portText).trim()}/`;
 const db = await startTestDatabase();

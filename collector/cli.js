@@ -4,9 +4,10 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { loadConfig } from './config/index.js';
+import { loadConfig, secretValues } from './config/index.js';
 import { ConfigError } from '../core/errors.js';
 import { createLogger } from '../core/log.js';
+import { scrub } from '../core/secrets.js';
 
 /**
  * @typedef {object} CliDeps
@@ -84,7 +85,8 @@ export function createProgram(deps, setExitCode) {
         const code = await run(config, { log, out: deps.out, err: deps.err }, command.opts(), ...positional);
         setExitCode(code ?? 0);
       } catch (err) {
-        const text = describeError(err, deps.env.LOG_LEVEL);
+        // A library's message may quote what it was given (a path, a URL): never a secret.
+        const text = scrub(describeError(err, deps.env.LOG_LEVEL), secretValues(deps.env));
         if (err instanceof ConfigError) {
           deps.err(`paasmon: invalid configuration: ${text}`);
           setExitCode(2);
@@ -125,7 +127,15 @@ export function createProgram(deps, setExitCode) {
     .option('--from <time>', 'window start, ISO 8601 (2026-11-22T10:00:00Z) or now-15m')
     .option('--to <time>', 'window end (exclusive)')
     .option('--file <path>', 'gorouter lines or `cf logs APP --recent` output; - for stdin')
-    .option('--app <name>', 'app name for the lines of --file (the lines themselves carry only the app guid)')
+    .option(
+      '--app <name>',
+      'app name for the lines of --file (the lines carry only the app guid); without it, names are looked up ' +
+        'in the Cloud Controller (CF_API)',
+    )
+    .option(
+      '--max-skipped-ratio <ratio>',
+      'fail (exit 1) when more records than this are skipped (INGEST_MAX_SKIPPED_RATIO, default 0.01)',
+    )
     .action(verb('ingest', 'ingestCommand'));
 
   const run = groupCommand(program, 'run', 'test runs: what every comparison groups by');

@@ -49,13 +49,16 @@ export function createHttpServer({ registry, health, bearerToken, log, routes = 
   });
 }
 
+/** @param {Buffer} value */
+const digest = (value) => crypto.createHash('sha256').update(value).digest();
+
 /**
- * Constant-time comparison, so the token cannot be guessed byte by byte from timings.
+ * Constant-time comparison, so the token cannot be guessed byte by byte from timings: of digests,
+ * so that not even its length shows.
  * @param {string | undefined} header
  * @param {Buffer} expected
  */
-function bearerMatches(header, expected) {
-  if (!header) return false;
-  const given = Buffer.from(header.replace(/^bearer /i, 'Bearer '));
-  return given.length === expected.length && crypto.timingSafeEqual(given, expected);
+export function bearerMatches(header, expected) {
+  const given = Buffer.from((header ?? '').replace(/^bearer /i, 'Bearer '));
+  return crypto.timingSafeEqual(digest(given), digest(expected));
 }

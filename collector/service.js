@@ -3,7 +3,13 @@ import { once } from 'node:events';
 import { requireCloudController } from './config/index.js';
 import { createHttpServer } from './metrics-server.js';
 import { recentCorrelationCounts } from '../exporters/postgres/queries/correlation.js';
-import { ingestFileIncrement, ingestIncrement } from './pipeline/ingest.js';
+import {
+  describeVerdict,
+  ingestFileIncrement,
+  ingestIncrement,
+  skippedShare,
+  skippedVerdict,
+} from './pipeline/ingest.js';
 import { createJob } from './pipeline/job.js';
 import { createPoller } from './pipeline/poller.js';
 import { schedule } from './pipeline/schedule.js';
@@ -49,7 +55,10 @@ export async function startCollector(config, { log }) {
   });
   const schemaReady = migrateUntilDone(database.pool, log, abort.signal);
 
-  const source = createCloudControllerSource(config, { log });
+  const source = createCloudControllerSource(config, {
+    log,
+    onRetry: (reason) => self.retries.inc({ source: 'cloud-controller', reason }),
+  });
   const poller = createPoller({ source, sinks: [prometheus, postgres], metrics: self, log, signal: abort.signal });
   const job = schedule(poller, config.pollSchedule, {
     // Written in the background: a slow or absent database must not delay or skip polls.
@@ -117,9 +126,16 @@ export async function startCollector(config, { log }) {
       const sources = { [source.name]: polling.body };
       // A failing router-log source shows here but does not fail the check: restarting the
       // collector would not mend a search server, and would lose the poll buffer.
-      for (const ingest of [routerLogs, routerLogFile, logCache]) {
-        if (ingest) sources[ingest.job.name] = sourceHealth(ingest.job.state, ingest.schedule.intervalMs).body;
+      for (const ingest of [routerLogs, routerLogFile]) {
+        if (!ingest) continue;
+        const body = sourceHealth(ingest.job.state, ingest.schedule.intervalMs).body;
+        const tooMany = ingest.lastVerdict();
+        sources[ingest.job.name] =
+          tooMany && body.status === 'ok'
+            ? { ...body, status: 'degraded', lastError: describeVerdict(tooMany, config.ingestMaxSkippedRatio) }
+            : body;
       }
+      if (logCache) sources[logCache.job.name] = sourceHealth(logCache.job.state, logCache.schedule.intervalMs).body;
       // Counters only: a drain nobody sends to is not a failure of the collector.
       if (drain) sources[drain.name] = drain.health();
       const healthy = reachable && polling.ok;
@@ -200,7 +216,10 @@ export async function startCollector(config, { log }) {
  * @param {import('./config/index.js').Config} config @param {RouterLogIngestDeps} deps
  */
 function startRouterLogIngest(config, deps) {
-  const source = createRouterLogSource(config, { log: deps.log });
+  const source = createRouterLogSource(config, {
+    log: deps.log,
+    onRetry: (reason) => deps.prometheus.self.retries.inc({ source: 'router-logs', reason }),
+  });
   const ingest = scheduleIngest(config, source.name, deps, async (ctx) => {
     const result = await ingestIncrement(
       source,
@@ -229,9 +248,11 @@ function startRouterLogFileIngest(config, deps) {
 /**
  * A router-log ingest job on INGEST_SCHEDULE, once the schema is in place.
  * @param {import('./config/index.js').Config} config @param {string} name @param {RouterLogIngestDeps} deps
- * @param {(ctx: import('../core/types.js').PollContext) => Promise<{ records: number }>} ingest
+ * @param {(ctx: import('../core/types.js').PollContext) => Promise<import('./pipeline/ingest.js').IngestResult>} ingest
  */
 function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, signal }, ingest) {
+  /** @type {import('./pipeline/ingest.js').SkippedVerdict | undefined} the last run's, when it skipped too much */
+  let verdict;
   const job = createJob({
     name,
     metrics: prometheus.self,
@@ -240,12 +261,16 @@ function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, sign
     work: async (ctx) => {
       if (!(await schemaReady)) return { records: 0 };
       const result = await ingest(ctx);
+      prometheus.showSkipped(result.skipped, skippedShare(result).ratio);
+      // An empty increment says nothing about the format: the last verdict stands until records arrive.
+      if (result.records || result.skipped.size) verdict = skippedVerdict(result, config.ingestMaxSkippedRatio);
+      if (verdict) ctx.log.warn({ reason: verdict.reason }, describeVerdict(verdict, config.ingestMaxSkippedRatio));
       // New router rows may complete the correlation of recent runs (the views are live; the counter is not).
       prometheus.setCorrelationCounts(await recentCorrelationCounts(pool, 24));
       return result;
     },
   });
-  return { job, schedule: schedule(job, config.ingestSchedule) };
+  return { job, schedule: schedule(job, config.ingestSchedule), lastVerdict: () => verdict };
 }
 
 /**

@@ -13,3 +13,16 @@ export function scrub(text, secrets) {
   }
   return out;
 }
+
+/** Keys whose values are credentials whatever they hold. */
+const SECRET_KEY = /pass|secret|token|auth|api_?key|credential/i;
+
+/**
+ * A user-given key=value (run meta) as it may be shown: values of credential-like keys hidden,
+ * and the password of a URL (https://user:password@host/) masked.
+ * @param {string} key @param {string} value
+ */
+export function shownValue(key, value) {
+  if (SECRET_KEY.test(key)) return '[REDACTED]';
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#:@\s]*):[^/?#@\s]*@/i, '$1:[REDACTED]@');
+}

@@ -65,6 +65,12 @@ export function createPrometheusSink(options = {}) {
       labelNames: ['source', 'reason'],
       registers: [registry],
     }),
+    retries: new client.Counter({
+      name: 'paasmon_source_retries_total',
+      help: 'Requests of a source that failed and were tried again, by reason (the poll may still succeed).',
+      labelNames: ['source', 'reason'],
+      registers: [registry],
+    }),
     lastSuccess: new client.Gauge({
       name: 'paasmon_source_last_success_timestamp_seconds',
       help: 'Unix time of the last successful poll of a source.',
@@ -112,6 +118,17 @@ export function createPrometheusSink(options = {}) {
     lag: new client.Gauge({
       name: 'paasmon_router_ingest_lag_seconds',
       help: 'How far the router-log checkpoint is behind now, seconds.',
+      registers: [registry],
+    }),
+    skipped: new client.Counter({
+      name: 'paasmon_router_skipped_records_total',
+      help: 'Router-log documents or lines that could not be used, by reason.',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    skippedRatio: new client.Gauge({
+      name: 'paasmon_router_skipped_ratio',
+      help: 'Skipped / read of the last router-log ingest (INGEST_MAX_SKIPPED_RATIO marks it degraded).',
       registers: [registry],
     }),
   };
@@ -225,6 +242,14 @@ export function createPrometheusSink(options = {}) {
     /** @param {number} records */
     setDrainBuffered(records) {
       drain.buffered.set(records);
+    },
+    /**
+     * What the last router-log ingest skipped: counted by reason, and its ratio to what was read.
+     * @param {Map<string, number>} skipped @param {number} ratio
+     */
+    showSkipped(skipped, ratio) {
+      for (const [reason, n] of skipped) router.skipped.inc({ reason }, n);
+      router.skippedRatio.set(ratio);
     },
     /**
      * Correlation counts per run as PostgreSQL has them; the counter moves by what is new per run

@@ -1,6 +1,16 @@
 import { ConfigError } from '../../core/errors.js';
+import { requireCloudController } from '../config/index.js';
 import { timeFlag } from './flags.js';
-import { ingestIncrement, ingestLines, ingestWindow, openLines } from '../pipeline/ingest.js';
+import {
+  EXPECTED_SKIPS,
+  describeVerdict,
+  ingestIncrement,
+  ingestLines,
+  ingestWindow,
+  openLines,
+  skippedVerdict,
+} from '../pipeline/ingest.js';
+import { createAppNameLookup } from '../sources/cloud-controller/app-names.js';
 import { createRouterLogSource } from '../sources/router-logs/index.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 
@@ -8,14 +18,26 @@ import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 const describeSkipped = (skipped) =>
   skipped.size ? ` skipped: ${[...skipped].map(([r, n]) => `${r}=${n}`).join(', ')}` : ' skipped: none';
 
+/** @param {string | undefined} text @param {number} fallback */
+function ratioFlag(text, fallback) {
+  if (text === undefined) return fallback;
+  const ratio = /^(0|1|0?\.\d+|1\.0*)$/.test(text.trim()) ? Number(text) : NaN;
+  if (Number.isNaN(ratio))
+    throw new ConfigError(`--max-skipped-ratio must be a ratio from 0 to 1, e.g. 0.01 (got ${text})`, {
+      variable: '--max-skipped-ratio',
+    });
+  return ratio;
+}
+
 /**
  * @param {import('../config/index.js').Config} config
  * @param {{ log: import('pino').Logger, out: (line: string) => void }} deps
- * @param {{ from?: string, to?: string, file?: string, app?: string }} flags
+ * @param {{ from?: string, to?: string, file?: string, app?: string, maxSkippedRatio?: string }} flags
  * @returns {Promise<number>}
  */
 export async function ingestCommand(config, { log, out }, flags) {
   const now = new Date();
+  const maxRatio = ratioFlag(flags.maxSkippedRatio, config.ingestMaxSkippedRatio);
   if ((flags.from === undefined) !== (flags.to === undefined))
     throw new ConfigError('--from and --to go together', { variable: flags.from ? '--to' : '--from' });
   const window =
@@ -28,20 +50,38 @@ export async function ingestCommand(config, { log, out }, flags) {
     throw new ConfigError('SEARCH_URL is required to ingest from Elasticsearch/OpenSearch (or use --file PATH|-)', {
       variable: 'SEARCH_URL',
     });
+  // Gorouter lines carry only the app guid: its name comes from --app or the Cloud Controller.
+  if (flags.file && !flags.app && !config.cf.api)
+    throw new ConfigError('--app NAME is required with --file unless CF_API is set to look names up by app_id', {
+      variable: '--app',
+    });
+  if (flags.file && !flags.app) requireCloudController(config, { apps: false });
+
+  /** @param {import('../pipeline/ingest.js').IngestResult} result */
+  const verdict = (result) => {
+    const tooMany = skippedVerdict(result, maxRatio, flags.file ? EXPECTED_SKIPS.lines : EXPECTED_SKIPS.documents);
+    if (tooMany) throw new Error(`ingest: ${describeVerdict(tooMany, maxRatio)} (--max-skipped-ratio)`);
+    return 0;
+  };
 
   return withMigratedDatabase(config, log, async (pool) => {
     const warn = (/** @type {string} */ reason, /** @type {string} */ detail) => log.warn({ reason }, detail);
     if (flags.file) {
-      const result = await ingestLines(
-        openLines(flags.file),
-        { appName: flags.app, correlationHeader: config.correlationHeader },
-        { pool, warn },
-      );
-      out(
-        `${result.records} router requests read from ${flags.file === '-' ? 'stdin' : flags.file}, ` +
-          `${result.inserted} new rows;${describeSkipped(result.skipped)}`,
-      );
-      return 0;
+      const lookup = flags.app ? undefined : createAppNameLookup(config, { log });
+      try {
+        const result = await ingestLines(
+          openLines(flags.file),
+          { appName: flags.app, correlationHeader: config.correlationHeader },
+          { pool, warn, appNames: lookup?.namesOf },
+        );
+        out(
+          `${result.records} router requests read from ${flags.file === '-' ? 'stdin' : flags.file}, ` +
+            `${result.inserted} new rows;${describeSkipped(result.skipped)}`,
+        );
+        return verdict(result);
+      } finally {
+        lookup?.close();
+      }
     }
     const source = createRouterLogSource(config, { log });
     try {
@@ -57,7 +97,7 @@ export async function ingestCommand(config, { log, out }, flags) {
         `${result.documents} documents in [${result.from}, ${result.to}), ${result.records} router requests, ` +
           `${result.inserted} new rows;${describeSkipped(result.skipped)}`,
       );
-      return 0;
+      return verdict(result);
     } finally {
       await source.close();
     }

@@ -1,3 +1,4 @@
+import { shownValue } from '../../core/secrets.js';
 import { keyValueFlags, numberFlag } from './flags.js';
 import { formatTable } from './format.js';
 import { listRuns, startRun, stopRun } from '../../exporters/postgres/queries/runs.js';
@@ -95,7 +96,7 @@ export function runListCommand(config, { log, out }) {
           iso(r.ended_at),
           String(r.requests),
           Object.entries(r.meta ?? {})
-            .map(([k, v]) => `${k}=${v}`)
+            .map(([k, v]) => `${k}=${shownValue(k, String(v))}`)
             .join(' ') || '-',
         ]),
         new Set([0, 4, 5, 6, 7, 10]),

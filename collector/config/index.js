@@ -41,6 +41,7 @@ export { DEFAULTS, SECRET_KEYS } from './settings.js';
  * @property {string} ingestSchedule
  * @property {number} ingestDelayMs
  * @property {number} ingestLookbackMs how far back the first incremental ingest starts
+ * @property {number} ingestMaxSkippedRatio skipped / read above which an ingest fails (collect: degraded)
  * @property {string} correlationHeader
  * @property {number} port
  * @property {string | undefined} metricsBearerToken
@@ -115,6 +116,7 @@ export function loadConfig(env = process.env) {
     ingestSchedule: v.INGEST_SCHEDULE,
     ingestDelayMs: v.INGEST_DELAY,
     ingestLookbackMs: v.INGEST_LOOKBACK,
+    ingestMaxSkippedRatio: v.INGEST_MAX_SKIPPED_RATIO,
     correlationHeader: v.CORRELATION_HEADER,
     port: v.PORT,
     metricsBearerToken: v.METRICS_BEARER_TOKEN,
@@ -139,10 +141,11 @@ export function loadConfig(env = process.env) {
 }
 
 /**
- * The Cloud Controller settings `poll` and `collect` cannot run without.
- * @param {Config} config
+ * The Cloud Controller settings `poll` and `collect` cannot run without; `apps: false` for a
+ * caller that names no apps to watch (ingest looking app names up).
+ * @param {Config} config @param {{ apps?: boolean }} [options]
  */
-export function requireCloudController(config) {
+export function requireCloudController(config, options = {}) {
   const { cf } = config;
   if (!cf.api)
     throw new ConfigError('CF_API is required: the Cloud Controller URL, e.g. https://api.sys.example.com', {
@@ -170,7 +173,7 @@ export function requireCloudController(config) {
       variable: 'CF_CLIENT_ID',
     });
   }
-  if (cf.apps.length === 0 && !cf.spaceGuid) {
+  if (options.apps !== false && cf.apps.length === 0 && !cf.spaceGuid) {
     throw new ConfigError(
       'CF_APPS is required (comma list of app names or GUIDs), or CF_SPACE_GUID to watch a whole space',
       { variable: 'CF_APPS' },
@@ -192,7 +195,7 @@ function applicationRoutes(text) {
 }
 
 /** @param {Record<string, string | undefined>} raw */
-function secretValues(raw) {
+export function secretValues(raw) {
   /** @type {string[]} */
   const values = [];
   for (const key of SECRET_KEYS) {

@@ -27,6 +27,11 @@ const integerText = (min, max) =>
     .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
     .transform(Number)
     .refine((n) => n >= min && n <= max, `must be a whole number from ${min} to ${max}`);
+const ratioText = z
+  .string()
+  .trim()
+  .regex(/^(0|1|0?\.\d+|1\.0*)$/, 'must be a ratio from 0 to 1, e.g. 0.01')
+  .transform(Number);
 const durationText = z
   .string()
   .refine((v) => parseDuration(v) !== undefined, 'must be a duration such as 500ms, 30s or 2m')
@@ -116,6 +121,7 @@ export const SETTINGS = {
   INGEST_SCHEDULE: { schema: cronText, default: '*/15 * * * * *' },
   INGEST_DELAY: { schema: durationText, default: '30s' },
   INGEST_LOOKBACK: { schema: durationText, default: '1h' },
+  INGEST_MAX_SKIPPED_RATIO: { schema: ratioText, default: '0.01' },
   CORRELATION_HEADER: {
     schema: z
       .string()

@@ -33,6 +33,9 @@ export class HttpError extends Error {
   }
 }
 
+/** Node's certificate errors: SELF_SIGNED_CERT_IN_CHAIN, CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID, ... */
+const TLS_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS/;
+
 const NETWORK_CODES = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
@@ -107,6 +110,13 @@ export function createHttp(options) {
       if (request.signal?.aborted) throw err;
       const code = /** @type {any} */ (err).code;
       if (!NETWORK_CODES.has(code) && !axios.isAxiosError(err)) throw err;
+      // A certificate that is not trusted will not be trusted on the next attempt either.
+      if (typeof code === 'string' && TLS_CODE.test(code))
+        throw new HttpError(
+          `${request.method ?? 'GET'} ${new URL(request.url).host}: TLS certificate not trusted ` +
+            `(${code}: ${/** @type {Error} */ (err).message})`,
+          { reason: 'tls', cause: err },
+        );
       const reason = code === 'ECONNABORTED' || code === 'ETIMEDOUT' ? 'timeout' : 'network';
       const what = code ?? /** @type {Error} */ (err).message;
       throw new HttpError(`${request.method ?? 'GET'} ${pathOf(request.url)} failed: ${what}`, {
@@ -117,6 +127,16 @@ export function createHttp(options) {
     }
     const data = parseBody(response.data);
     const status = response.status;
+    // Every API paasmon reads answers JSON: a success that is not (a proxy's HTML page, a body cut
+    // off) is a failure, not an empty answer.
+    if (status >= 200 && status < 300 && typeof data === 'string' && data !== '') {
+      const type = String(response.headers['content-type'] ?? 'no content type').split(';')[0];
+      throw new HttpError(
+        `${request.method ?? 'GET'} ${pathOf(request.url)} answered ${status} with a body that is not JSON ` +
+          `(${type}, ${data.length} bytes)`,
+        { status, reason: 'bad_response', retryable: true },
+      );
+    }
     if (status < 500 && status !== 429) return { status, headers: response.headers, data };
     const title = titleOf(data);
     const reason =

@@ -15,6 +15,8 @@ import { createPageWriter } from '../../exporters/postgres/page-writer.js';
  * @property {number} records records read and well-formed
  * @property {number} inserted rows new in PostgreSQL
  * @property {Map<string, number>} skipped by reason
+ * @property {Map<string, import('../sources/router-logs/index.js').SkippedExample>} [examples] the first
+ *   skipped document (or line) of each reason
  * @property {number} [documents] documents the window held (search only)
  * @property {string} [from]
  * @property {string} [to]
@@ -24,11 +26,62 @@ import { createPageWriter } from '../../exporters/postgres/page-writer.js';
  * @property {import('../../core/types.js').PageWriter} [writePage] default: the PostgreSQL page writer on `pool`
  * @property {Pick<import('../../core/types.js').Sink, 'write'>} [metrics] shown the newly stored records
  * @property {(reason: string, detail: string) => void} [warn] counts a skipped record
+ * @property {(guids: string[]) => Promise<Map<string, string>>} [appNames] app names by guid, for lines
+ *   that carry only the guid (the Cloud Controller)
  */
+
+/**
+ * @typedef {object} SkippedVerdict why an ingest skipped too much
+ * @property {number} ratio skipped / (read + skipped)
+ * @property {number} skipped
+ * @property {string} reason the reason most records were skipped for
+ * @property {number} count records skipped for that reason
+ * @property {import('../sources/router-logs/index.js').SkippedExample | undefined} example
+ */
+
+/**
+ * Reasons that are not a loss: lines of other sources in `cf logs` output (not_rtr). In a file or
+ * stdin, lines that are no gorouter line at all (the cf CLI's banner, blank lines) are other output
+ * too; in a search index filtered to RTR they are not.
+ */
+export const EXPECTED_SKIPS = Object.freeze({ documents: ['not_rtr'], lines: ['not_rtr', 'not_gorouter', 'empty'] });
+
+/** @param {IngestResult} result @param {readonly string[]} [expected] */
+export function skippedShare(result, expected = EXPECTED_SKIPS.documents) {
+  const counted = [...result.skipped].filter(([reason]) => !expected.includes(reason)).sort((a, b) => b[1] - a[1]);
+  const skipped = counted.reduce((sum, [, n]) => sum + n, 0);
+  return { counted, skipped, ratio: skipped / (result.records + skipped || 1) };
+}
+
+/**
+ * More skipped than `maxRatio` allows?
+ * @param {IngestResult} result @param {number} maxRatio @param {readonly string[]} [expected]
+ * @returns {SkippedVerdict | undefined}
+ */
+export function skippedVerdict(result, maxRatio, expected) {
+  const { counted, skipped, ratio } = skippedShare(result, expected);
+  if (!skipped || ratio <= maxRatio) return undefined;
+  const [reason, count] = counted[0];
+  return { ratio, skipped, reason, count, example: result.examples?.get(reason) };
+}
+
+/** The verdict as one line for a user. @param {SkippedVerdict} v @param {number} maxRatio */
+export function describeVerdict(v, maxRatio) {
+  const example = v.example ? `, e.g. ${v.example.id} (looked in ${v.example.lookedIn.join(', ') || 'nothing'})` : '';
+  return (
+    `${v.skipped} records skipped (${(v.ratio * 100).toFixed(2)} % > ${maxRatio * 100} %); ` +
+    `most for ${v.reason} (${v.count})${example}`
+  );
+}
 
 /** @param {Map<string, number>} into @param {Map<string, number>} from */
 function addCounts(into, from) {
   for (const [reason, n] of from) into.set(reason, (into.get(reason) ?? 0) + n);
+}
+
+/** @template T @param {Map<string, T>} into @param {Map<string, T>} from */
+function addFirsts(into, from) {
+  for (const [reason, example] of from) if (!into.has(reason)) into.set(reason, example);
 }
 
 /**
@@ -69,7 +122,15 @@ const CONTEXT_LOST = new Set(['pit_expired', 'search_context_lost']);
  */
 export async function ingestWindow(source, window, deps) {
   /** @type {IngestResult} */
-  const result = { records: 0, inserted: 0, skipped: new Map(), documents: 0, from: window.from, to: window.to };
+  const result = {
+    records: 0,
+    inserted: 0,
+    skipped: new Map(),
+    examples: new Map(),
+    documents: 0,
+    from: window.from,
+    to: window.to,
+  };
   let position = window.from;
   const writePage = deps.writePage ?? createPageWriter(deps.pool);
   await retry(
@@ -83,6 +144,7 @@ export async function ingestWindow(source, window, deps) {
         result.inserted += inserted.length;
         result.documents = (result.documents ?? 0) + page.documents;
         addCounts(result.skipped, page.skipped);
+        addFirsts(/** @type {Map<string, any>} */ (result.examples), page.examples);
         for (const [reason, n] of page.skipped) deps.warn?.(reason, `${n} router-log documents skipped: ${reason}`);
         position = page.lastTimestamp;
       }
@@ -188,15 +250,18 @@ async function storeLines(lines, options, deps, checkpoint) {
   const correlationField = headerLogField(options.correlationHeader);
   const batchSize = options.batchSize ?? 5000;
   /** @type {IngestResult} */
-  const result = { records: 0, inserted: 0, skipped: new Map() };
+  const result = { records: 0, inserted: 0, skipped: new Map(), examples: new Map() };
   /** @type {import('../sources/router-logs/gorouter.js').RouterRequest[]} */
   let batch = [];
   /** @type {number | undefined} */
   let position;
   let committed = position;
   const writePage = deps.writePage ?? createPageWriter(deps.pool);
+  /** @type {Map<string, string>} */
+  const names = new Map();
   const flush = async () => {
     if (!batch.length && position === committed) return;
+    if (!options.appName && deps.appNames) await nameApps(batch, names, deps.appNames);
     const reached =
       checkpoint && position !== undefined
         ? { source: checkpoint.source, position: checkpoint.position(position) }
@@ -207,13 +272,17 @@ async function storeLines(lines, options, deps, checkpoint) {
     batch = [];
     committed = position;
   };
+  let lineNumber = 0;
   for await (const line of lines) {
+    lineNumber += 1;
     position = line.end;
     if (line.text.trim() === '') continue;
     const parsed = parseGorouterLine(line.text, { correlationField });
     if (!parsed.ok) {
       // Other log sources in `cf logs` output are expected, not errors.
       result.skipped.set(parsed.reason, (result.skipped.get(parsed.reason) ?? 0) + 1);
+      if (!result.examples?.has(parsed.reason))
+        result.examples?.set(parsed.reason, { id: `line ${lineNumber}`, lookedIn: ['the whole line'] });
       continue;
     }
     if (options.appName) parsed.record.appName = options.appName;
@@ -225,6 +294,24 @@ async function storeLines(lines, options, deps, checkpoint) {
   for (const [reason, n] of result.skipped)
     if (reason !== 'not_rtr') deps.warn?.(reason, `${n} lines skipped: ${reason}`);
   return result;
+}
+
+/**
+ * Names the apps of records that carry only the app guid, asking `appNames` once per guid.
+ * @param {import('../sources/router-logs/gorouter.js').RouterRequest[]} records
+ * @param {Map<string, string>} known guid -> name, filled as guids are resolved ('' = no such app)
+ * @param {(guids: string[]) => Promise<Map<string, string>>} appNames
+ */
+async function nameApps(records, known, appNames) {
+  const unknown = [
+    ...new Set(records.filter((r) => !r.appName && r.appGuid && !known.has(r.appGuid)).map((r) => r.appGuid)),
+  ];
+  if (unknown.length) {
+    const found = await appNames(/** @type {string[]} */ (unknown));
+    for (const guid of unknown) known.set(/** @type {string} */ (guid), found.get(/** @type {string} */ (guid)) ?? '');
+  }
+  for (const record of records)
+    if (!record.appName && record.appGuid) record.appName = known.get(record.appGuid) || null;
 }
 
 /** @param {string} path a file, or - for stdin */

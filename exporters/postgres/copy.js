@@ -29,11 +29,12 @@ const columnList = (spec) => spec.columns.map(([c]) => c).join(', ');
 /**
  * Lines joined into chunks of about 1 MiB: written one line at a time, COPY spent a quarter of an
  * ingest in socket writes (bench/ingest.bench.js profile).
- * @param {Iterable<string>} lines
+ * @param {Iterable<string>} lines @param {{ lines: number }} [count] counts the lines
  */
-function* chunked(lines) {
+function* chunked(lines, count = { lines: 0 }) {
   let chunk = '';
   for (const line of lines) {
+    count.lines += 1;
     chunk += line;
     if (chunk.length >= 1 << 20) {
       yield chunk;
@@ -55,14 +56,24 @@ export async function copyInsert(client, spec, lines) {
   await client.query(
     `CREATE TEMP TABLE IF NOT EXISTS ${staging} (LIKE ${spec.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,
   );
+  const count = { lines: 0 };
   await pipeline(
-    Readable.from(chunked(lines)),
+    Readable.from(chunked(lines, count)),
     client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN`)),
   );
   const returning = spec.returning ? ` RETURNING ${spec.returning.map(([c]) => c).join(', ')}` : '';
   // DO NOTHING also skips a row that appears twice in one batch (no DISTINCT, no sort needed).
   const result = await client.query(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM ${staging}
     ON CONFLICT (${spec.key.join(', ')}) DO NOTHING${returning}`);
+  // Rows already there may lack what this copy knows (an app name given only now): fill it in,
+  // never overwrite. Only when something was already there, so a page of new rows pays nothing.
+  if ((result.rowCount ?? 0) < count.lines) {
+    for (const column of spec.fillMissing ?? []) {
+      const sameKey = spec.key.map((k) => `t.${k} = s.${k}`).join(' AND ');
+      await client.query(`UPDATE ${spec.table} t SET ${column} = s.${column} FROM ${staging} s
+        WHERE ${sameKey} AND t.${column} IS NULL AND s.${column} IS NOT NULL`);
+    }
+  }
   return result.rows;
 }
 

@@ -7,6 +7,7 @@
  * @property {Array<[column: string, toValue: (record: any) => unknown]>} columns
  * @property {boolean} [freshKeys] every record carries a newly drawn key (128 random bits), so a
  *   plain COPY cannot collide: half the work of the keyed insert
+ * @property {string[]} [fillMissing] columns a re-read fills in where the stored row has NULL
  * @property {Array<[column: string, field: string]>} [returning] columns of newly inserted rows that
  *   come back (as record fields) for counting, e.g. in Prometheus
  */
@@ -55,6 +56,8 @@ const ROUTER_REQUESTS = {
     ['router_error', (r) => r.routerError],
     ['trace_id', (r) => r.traceId],
   ],
+  // `ingest --file` without a name, then again with --app: the second names the rows.
+  fillMissing: ['app_name'],
   returning: [
     ['app_name', 'appName'],
     ['status', 'status'],

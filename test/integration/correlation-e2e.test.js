@@ -51,6 +51,7 @@ describe('correlation end to end', () => {
     await router.close();
     apps.close();
     await db.stop();
+    fs.rmSync(path.dirname(logFile), { recursive: true, force: true });
   });
 
   it('matches every request, keeps e2e >= router time, and summarises the run exactly', async () => {

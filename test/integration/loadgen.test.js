@@ -99,6 +99,15 @@ describe('paasmon run and loadgen', () => {
       list.stdout,
       new RegExp(`^\\s*${id}  test\\s+shop\\s+java\\s+3\\s+16\\s+2\\s+4 .* gc=g1 heap=512m$`, 'm'),
     );
+    // Credentials in meta (a worker's target URL, a token) are stored for the worker but never listed.
+    const secretRun = await runCli(
+      ['run', 'start', '--label', 'auth', '--app', 'shop', '--meta', 'url=https://bob:hunter2@app.example.com/x'],
+      env,
+    );
+    await runCli(['run', 'stop', secretRun.stdout.trim()], env);
+    const listed = (await runCli(['run', 'list'], env)).stdout;
+    assert.match(listed, /url=https:\/\/bob:\[REDACTED\]@app\.example\.com\/x/);
+    assert.ok(!listed.includes('hunter2'));
     assert.equal((await runCli(['run', 'stop', String(id)], env)).stdout.trim(), `run ${id} stopped`);
     assert.ok((await db.query('SELECT ended_at FROM test_runs WHERE id = $1', [id])).rows[0].ended_at instanceof Date);
     const again = await runCli(['run', 'stop', String(id)], env);

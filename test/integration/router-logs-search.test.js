@@ -9,12 +9,13 @@ import { createRouterLogSource } from '../../collector/sources/router-logs/index
 import { migrate } from '../../exporters/postgres/migrate.js';
 import { startTestDatabase } from '../support/database.js';
 import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
-import { startCli, waitFor } from '../support/cli.js';
+import { runCli, startCli, waitFor } from '../support/cli.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import {
   LOGSEARCH_TEMPLATE,
   emittedAt,
   expectedRow,
+  lineDocument,
   logsearchDocument,
   makeRequests,
   rawDocument,
@@ -38,10 +39,19 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
     /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
     let db;
     const requests = makeRequests(COUNT, START, SPAN, flavor);
-    // Half logsearch documents, half raw gorouter lines, in daily indices by emit time.
+    // Half logsearch documents, the rest gorouter lines where pipelines keep them (message, log,
+    // @message), in daily indices by emit time; ROUTER_LOG_FORMAT=auto reads each on its own.
+    const shapes = [
+      logsearchDocument,
+      rawDocument,
+      logsearchDocument,
+      (/** @type {any} */ r) => lineDocument(r, 'log'),
+      logsearchDocument,
+      (/** @type {any} */ r) => lineDocument(r, '@message'),
+    ];
     const documents = requests.map((r, i) => ({
       index: `logs-app-lab-perf-${dayOf(Date.parse(emittedAt(r)))}`,
-      doc: i % 2 ? rawDocument(r) : logsearchDocument(r),
+      doc: shapes[i % shapes.length](r),
     }));
     const malformed = [
       {
@@ -334,6 +344,8 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
           INGEST_SCHEDULE: '* * * * * *',
           INGEST_DELAY: '1s',
           INGEST_LOOKBACK: `${Math.ceil((Date.now() - START) / 3_600_000) + 1}h`,
+          // The window's 4 malformed documents are 0.015 %: above this, so router-logs is degraded.
+          INGEST_MAX_SKIPPED_RATIO: '0.0001',
         });
         try {
           const port = await waitFor(() => Number(/"port":(\d+),"schedule"/.exec(collector.output.stderr)?.[1]), {
@@ -378,11 +390,33 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
           const lag = Number(/^paasmon_router_ingest_lag_seconds (\S+)$/m.exec(text)?.[1]);
           assert.ok(lag >= 1 && lag < 5, `ingest lag ${lag} s`);
           const health = /** @type {any} */ (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json());
-          assert.equal(health.sources['router-logs'].status, 'ok');
+          assert.equal(health.sources['router-logs'].status, 'degraded');
+          assert.match(health.sources['router-logs'].lastError, /4 records skipped .* most for \w+ \(1\), e\.g\. /);
+          for (const { reason } of malformed)
+            assert.match(text, new RegExp(`^paasmon_router_skipped_records_total\\{reason="${reason}"\\} 1$`, 'm'));
         } finally {
           collector.child.kill('SIGTERM');
           await collector.exited;
         }
+      });
+    }
+
+    if (flavor === 'opensearch') {
+      it('`paasmon ingest` fails past --max-skipped-ratio, naming the reason, a document and the fields', async () => {
+        await db.query('TRUNCATE router_requests, ingest_checkpoints');
+        const env = { DATABASE_URL: db.url, SEARCH_URL: search.url, CF_APPS: 'shop,cart' };
+        const args = ['ingest', '--from', window.from, '--to', window.to];
+        const strict = await runCli([...args, '--max-skipped-ratio', '0.0001'], env, { timeoutMs: 120_000 });
+        assert.equal(strict.code, 1, strict.stderr);
+        assert.match(strict.stdout, new RegExp(`${COUNT} router requests, ${COUNT} new rows`));
+        assert.match(
+          strict.stderr,
+          /^paasmon: ingest: 4 records skipped \(0\.02 % > 0\.01 %\); most for (bad_duration|not_gorouter|truncated|unknown_format) \(1\), e\.g\. logs-app-lab-perf-\S+\/\S+ \(looked in @raw, [^)]*log\) \(--max-skipped-ratio\)$/m,
+        );
+        // The default (1 %) lets 4 of 26,004 pass; the rows are stored either way.
+        const lenient = await runCli(args, env, { timeoutMs: 120_000 });
+        assert.equal(lenient.code, 0, lenient.stderr);
+        assert.deepEqual(await rows(), expected());
       });
     }
 

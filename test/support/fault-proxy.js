@@ -10,8 +10,9 @@ import { once } from 'node:events';
  * @property {number} count
  * @property {import('node:http').IncomingHttpHeaders} headers
  *
- * @typedef {'pass' | 'hang' | 'lose-answer' | { status: number, body: string }} Verdict
- *   lose-answer: the request reaches the server, its answer never reaches the client
+ * @typedef {'pass' | 'hang' | 'drop' | 'lose-answer' | { status: number, body: string, contentType?: string }} Verdict
+ *   drop: the connection ends without an answer; lose-answer: the request reaches the server, its
+ *   answer never reaches the client
  */
 
 /**
@@ -32,13 +33,20 @@ export async function startFaultProxy(target, decide) {
       headers: req.headers,
     });
     if (verdict === 'hang') return; // never answers: the client's timeout must fire
+    if (verdict === 'drop') {
+      req.socket.destroy();
+      return;
+    }
     if (verdict !== 'pass' && verdict !== 'lose-answer') {
-      res.writeHead(verdict.status, { 'Content-Type': 'application/json' }).end(verdict.body);
+      res.writeHead(verdict.status, { 'Content-Type': verdict.contentType ?? 'application/json' }).end(verdict.body);
       return;
     }
     const upstream = await fetch(`${target}${req.url}`, {
       method: req.method,
-      headers: { 'Content-Type': String(req.headers['content-type'] ?? 'application/json') },
+      headers: {
+        'Content-Type': String(req.headers['content-type'] ?? 'application/json'),
+        ...(req.headers.authorization ? { Authorization: req.headers.authorization } : {}),
+      },
       body: body || undefined,
     });
     if (verdict === 'lose-answer') {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './database.js';
 import { waitFor } from './cli.js';
+import { watchOver } from './reaper.js';
 
 /**
  * @param {{ targets: string[], scrapeIntervalSeconds?: number, bearerToken?: string, ruleFiles?: string[] }} options
@@ -35,6 +36,7 @@ scrape_configs:
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  if (child.pid) watchOver({ pids: [child.pid], dirs: [dir] });
   let stderr = '';
   child.stderr.on('data', (d) => {
     stderr += d;
@@ -54,6 +56,8 @@ scrape_configs:
   ]);
   return {
     url,
+    pid: child.pid,
+    dir,
     /** Instant query; returns the result vector. @param {string} query */
     async query(query) {
       const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(query)}`);

@@ -103,6 +103,22 @@ export function rawDocument(r) {
   };
 }
 
+/**
+ * A document of a pipeline that keeps the gorouter line in `field`: `log` (Fluent Bit, Docker-style
+ * shippers, with the `cf logs` prefix and Docker's newline), `@message` (logsearch when its own RTR
+ * parse failed). @param {TruthRequest} r @param {'log' | '@message'} field
+ */
+export function lineDocument(r, field) {
+  const line = gorouterLine(r);
+  return {
+    '@timestamp': emittedAt(r),
+    '@source': { type: 'RTR' },
+    '@cf': { app: r.app, app_id: r.appGuid },
+    ...(field === 'log' ? { log: `${emittedAt(r)} [RTR/${r.appIndex}] OUT ${line}\n`, stream: 'stdout' } : {}),
+    ...(field === '@message' ? { '@message': line, tags: ['_grokparsefailure'] } : {}),
+  };
+}
+
 /** The row router_requests must hold for a request. @param {TruthRequest} r */
 export function expectedRow(r) {
   return {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './database.js';
 import { waitFor } from './cli.js';
+import { watchOver } from './reaper.js';
 
 const HERE = fileURLToPath(new URL('./search-node/', import.meta.url));
 const LAUNCHERS = { opensearch: 'OpenSearchNode.java', elasticsearch: 'ElasticsearchNode.java' };
@@ -69,17 +70,20 @@ function classpath(flavor) {
 
 /**
  * @param {'opensearch' | 'elasticsearch'} flavor
+ * @param {{ httpPort?: number }} [options] the port of a node that replaces a killed one
  */
-export async function startSearchNode(flavor) {
+export async function startSearchNode(flavor, options = {}) {
   const java = findJava(MIN_JAVA[flavor]);
   const cp = classpath(flavor);
-  const [httpPort, transportPort] = [await freePort(), await freePort()];
+  const [httpPort, transportPort] = [options.httpPort ?? (await freePort()), await freePort()];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `paasmon-${flavor}-`));
   const child = spawn(
     java,
     ['-Xms512m', '-Xmx1g', '-cp', cp, path.join(HERE, LAUNCHERS[flavor]), String(httpPort), dir, String(transportPort)],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // A JVM with a 1 GB heap must not outlive a test that was killed or timed out.
+  if (child.pid) watchOver({ pids: [child.pid], dirs: [dir] });
   let output = '';
   child.stdout.on('data', (d) => {
     output += d;
@@ -116,6 +120,8 @@ export async function startSearchNode(flavor) {
   return {
     flavor,
     url,
+    pid: child.pid,
+    dir,
     request,
     /**
      * Indexes documents with the bulk API, refreshing at the end.
@@ -133,7 +139,14 @@ export async function startSearchNode(flavor) {
       }
       await request('POST', `/${index}/_refresh`);
     },
+    /** Dies at once, as from the OOM killer or a lost machine. */
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
     async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await exited;

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { normalizeId } from '../../collector/sources/router-logs/correlation-ids.js';
 import { fieldNamesFor, mapDocument } from '../../collector/sources/router-logs/documents.js';
 import { parseGorouterLine, parseRouterTimestamp } from '../../collector/sources/router-logs/gorouter.js';
+import { sane } from '../support/fuzz-cases.js';
 
 // The three real lines of the reference, verbatim.
 const MODERN =
@@ -242,26 +243,62 @@ describe('mapDocument', () => {
     assert.ok(result.ok);
     assert.equal(result.record.appName, 'myapp');
     assert.equal(result.record.responseTimeMs, 25.501);
-    assert.deepEqual(mapDocument({ '@cf': { app: 'x' } }, options), { ok: false, reason: 'unknown_format' });
+    assert.deepEqual(mapDocument({ '@cf': { app: 'x' } }, options), {
+      ok: false,
+      reason: 'unknown_format',
+      lookedIn: ['@raw', 'message', '@message', 'log'],
+    });
     assert.deepEqual(mapDocument({ message: 'x' }, { ...options, format: 'raw', fields: fieldNamesFor('raw', {}) }), {
       ok: false,
       reason: 'not_gorouter',
+      lookedIn: ['message'],
     });
+  });
+
+  // Where pipelines keep the line: logsearch @raw (and @message when its RTR parse failed), ECS /
+  // Filebeat / Logstash `message`, Fluent Bit / Docker `log` (with the newline Docker keeps).
+  const envelope = { '@timestamp': '2025-09-18T05:32:10.748Z', '@cf': { app: 'myapp' } };
+  const expected = record(MODERN, 'x_correlation_id');
+  for (const [field, doc] of /** @type {Array<[string, object]>} */ ([
+    ['@raw', { ...envelope, '@message': '200 GET / (25.501 ms)', '@raw': MODERN }],
+    ['@message', { ...envelope, '@message': MODERN }],
+    ['message', { ...envelope, message: MODERN }],
+    ['log', { ...envelope, log: `${MODERN}\n`, stream: 'stdout' }],
+    [
+      'log',
+      { ...envelope, message: 'shipped by fluent-bit', log: `2025-09-18T05:32:10.74+0000 [RTR/0] OUT ${MODERN}` },
+    ],
+  ])) {
+    it(`auto finds the gorouter line in ${field} and says so`, () => {
+      const result = mapDocument(doc, options);
+      assert.ok(result.ok, JSON.stringify(result));
+      assert.equal(result.from, field);
+      assert.deepEqual(result.record, { ...expected, appName: 'myapp' });
+    });
+  }
+
+  it('auto prefers parsed rtr.* fields, then the line; each document on its own', () => {
+    const parsed = mapDocument({ ...logsearch, log: MODERN }, options);
+    assert.ok(parsed.ok);
+    assert.equal(parsed.from, 'rtr.*');
+    assert.equal(parsed.record.responseTimeMs, 26);
+    // rtr.* that do not parse, but the line is there: the line.
+    const broken = mapDocument({ ...logsearch, rtr: { ...logsearch.rtr, status: 'x' }, message: MODERN }, options);
+    assert.ok(broken.ok);
+    assert.equal(broken.from, 'message');
+    // Neither: the rtr.* reason, and every field looked in.
+    assert.deepEqual(mapDocument({ ...logsearch, rtr: { ...logsearch.rtr, status: 'x' } }, options), {
+      ok: false,
+      reason: 'bad_status',
+      lookedIn: ['@raw', 'rtr.*', 'message', '@message', 'log'],
+    });
+    // A truncated line says truncated, whatever other text fields say.
+    const cut = mapDocument({ ...envelope, '@message': '200 GET /', log: MODERN.slice(0, 60) }, options);
+    assert.deepEqual(cut, { ok: false, reason: 'truncated', lookedIn: ['@raw', 'message', '@message', 'log'] });
   });
 });
 
 describe('properties (fast-check)', () => {
-  /** @param {import('../../collector/sources/router-logs/gorouter.js').ParseResult} result */
-  const sane = (result) => {
-    if (!result.ok) return typeof result.reason === 'string' && result.reason.length > 0;
-    const r = result.record;
-    return (
-      [r.responseTimeMs, r.gorouterTimeMs, r.status, r.bytesReceived, r.bytesSent, r.appIndex].every(
-        (v) => v === null || (Number.isFinite(v) && v >= 0),
-      ) && !Number.isNaN(Date.parse(r.receivedAt))
-    );
-  };
-
   it('never throws on arbitrary strings and yields only sane records', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 400 }), (s) => sane(parseGorouterLine(s))),
@@ -295,7 +332,7 @@ describe('properties (fast-check)', () => {
     // Found by this property once: an object where a number belongs, whose toString is not a function.
     assert.deepEqual(
       mapDocument({ rtr: { timestamp: 0, response_time_ms: { toString: 0 }, status: false } }, options),
-      { ok: false, reason: 'bad_duration' },
+      { ok: false, reason: 'bad_duration', lookedIn: ['@raw', 'rtr.*', 'message', '@message', 'log'] },
     );
     // Values whose conversion to a primitive throws or lies, beside everything else.
     const hostile = fc.record({ toString: fc.anything(), valueOf: fc.anything() });

@@ -65,10 +65,12 @@ describe('/metrics golden file', () => {
       { ...loadgen, durationMs: 10_000, status: 0, error: 'timeout' },
     ]);
     sink.setIngestLag(31.5);
+    sink.showSkipped(new Map([['unknown_format', 3]]), 0.03);
     sink.setCorrelationCounts([{ run_id: 7, matched: 1, loadgen_only: 1, router_only: 2 }]);
     sink.self.pollDuration.observe({ source: 'cloud-controller' }, 0.2);
     sink.self.errors.inc({ source: 'cloud-controller', reason: 'timeout' });
     sink.self.warnings.inc({ source: 'router-logs', reason: 'bad_json' });
+    sink.self.retries.inc({ source: 'cloud-controller', reason: 'bad_response' });
     sink.self.lastSuccess.set({ source: 'cloud-controller' }, ts.getTime() / 1000);
     sink.self.skipped.inc({ source: 'cloud-controller' });
     sink.self.records.inc({ source: 'cloud-controller' }, 2);

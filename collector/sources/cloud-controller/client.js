@@ -17,6 +17,7 @@ import { createTokenProvider } from './uaa.js';
  * @param {object} [deps]
  * @param {import('pino').Logger} [deps.log]
  * @param {import('../../../core/retry.js').BackoffOptions} [deps.backoff]
+ * @param {(reason: string) => void} [deps.onRetry] counts a retried request by reason
  */
 export function createCloudControllerClient(cf, deps = {}) {
   const { log } = deps;
@@ -26,11 +27,13 @@ export function createCloudControllerClient(cf, deps = {}) {
     skipSslValidation: cf.skipSslValidation,
     backoff: deps.backoff,
     errorTitle,
-    onRetry: (e) =>
+    onRetry: (e) => {
+      deps.onRetry?.(e.reason);
       log?.warn(
         { reason: e.reason, attempt: e.attempt, delayMs: e.delayMs, url: e.url },
         'cloud-controller: retrying request',
-      ),
+      );
+    },
   });
   const send = (/** @type {import('../../net/http-client.js').HttpRequest} */ request) => {
     requests += 1;

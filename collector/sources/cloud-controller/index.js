@@ -16,7 +16,8 @@ const GUIDS_PER_QUERY = 50;
 
 /**
  * @param {import('../../config/index.js').Config} config
- * @param {{ log?: import('pino').Logger, backoff?: import('../../../core/retry.js').BackoffOptions }} [deps]
+ * @param {{ log?: import('pino').Logger, backoff?: import('../../../core/retry.js').BackoffOptions,
+ *   onRetry?: (reason: string) => void }} [deps]
  * @returns {import('../../../core/types.js').Source<InstanceSample> & { client: CloudControllerClient,
  *   watchedApps: (ctx: import('../../../core/types.js').PollContext) => Promise<WatchedApp[]> }}
  */

@@ -1,5 +1,6 @@
-// Pure mapping of search documents to RouterRequest records, for the two formats paasmon knows:
-// `logsearch` (Logstash-parsed rtr.* fields) and `raw` (the gorouter line in a message field).
+// Pure mapping of search documents to RouterRequest records: `logsearch` (Logstash-parsed rtr.*
+// fields), `raw` (the gorouter line in one message field) and `auto` (either, the line wherever
+// pipelines keep it).
 import { ConfigError } from '../../../core/errors.js';
 import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
 import { parseGorouterLine, parseRouterTimestamp } from './gorouter.js';
@@ -78,7 +79,7 @@ export const FIELD_PRESETS = Object.freeze({
  * @returns {FieldNames}
  */
 export function fieldNamesFor(format, overrides) {
-  // auto reads logsearch fields, or a gorouter line in the raw preset's message field.
+  // auto reads logsearch fields, or a gorouter line in any of LINE_FIELDS (message first of them).
   const base =
     format === 'raw'
       ? FIELD_PRESETS.raw
@@ -131,39 +132,82 @@ function number(value) {
 }
 
 /**
- * @typedef {{ fields: FieldNames, format: 'auto' | 'logsearch' | 'raw', correlationField?: string }} MappingOptions
+ * Where pipelines keep the whole gorouter line, in the order `auto` tries them: logsearch's kept
+ * line (`@raw`), `@message` (logsearch leaves the line there when its own RTR parse fails), ECS /
+ * Filebeat / Logstash (`message`), Fluent Bit and Docker-style shippers (`log`).
  */
+export const LINE_FIELDS = Object.freeze(['@raw', '@message', 'message', 'log']);
 
 /**
+ * The fields that may hold a gorouter line, in the order they are tried: the configured ones first.
+ * @param {'auto' | 'logsearch' | 'raw'} format @param {FieldNames} fields @returns {string[]}
+ */
+export function lineFieldsFor(format, fields) {
+  if (format === 'raw') return [fields.message];
+  if (format === 'logsearch') return [fields.raw];
+  return [...new Set([fields.raw, fields.message, ...LINE_FIELDS].filter(Boolean))];
+}
+
+/**
+ * @typedef {{ fields: FieldNames, format: 'auto' | 'logsearch' | 'raw', correlationField?: string,
+ *   lineFields?: string[] }} MappingOptions
+ * @typedef {{ ok: true, record: import('./gorouter.js').RouterRequest, from: string }
+ *   | { ok: false, reason: string, lookedIn: string[] }} DocumentResult `from`: the field the
+ *   record came from (`rtr.*` for the parsed fields); `lookedIn`: every field tried
+ */
+
+/** Line-parse reasons that only say "this is not a gorouter line at all". */
+const NOT_A_LINE = new Set(['not_text', 'empty', 'not_gorouter']);
+/** The label of the parsed-fields way in `from` / `lookedIn`. @param {FieldNames} fields */
+const parsedLabel = (fields) => `${fields.receivedAt.split('.')[0] || 'parsed'}.*`;
+
+/**
+ * A document as a RouterRequest: parsed rtr.* fields first (with the kept `@raw` line when it parses,
+ * as it is exact to the microsecond), then a gorouter line in any of the line fields.
  * @param {any} source a document's _source
  * @param {MappingOptions} options
- * @returns {import('./gorouter.js').ParseResult}
+ * @returns {DocumentResult}
  */
 export function mapDocument(source, options) {
-  if (!source || typeof source !== 'object') return { ok: false, reason: 'not_object' };
   const { fields, format } = options;
-  const parseLine = (/** @type {string} */ line) => {
+  const lineFields = options.lineFields ?? lineFieldsFor(format, fields);
+  if (!source || typeof source !== 'object') return { ok: false, reason: 'not_object', lookedIn: [] };
+  /** @type {string[]} */
+  const lookedIn = [];
+  /** @type {string | undefined} a reason more telling than "no line here" */
+  let failure;
+  let sawText = false;
+  /** @param {string} field @returns {DocumentResult | undefined} */
+  const tryLine = (field) => {
+    lookedIn.push(field);
+    const line = fieldOf(source, field);
+    if (typeof line !== 'string') return undefined;
+    sawText = true;
     const parsed = parseGorouterLine(line, { correlationField: options.correlationField });
-    return parsed.ok ? withEnvelope(parsed, source, fields) : parsed;
+    if (parsed.ok) return { ok: true, record: withEnvelope(parsed.record, source, fields), from: field };
+    if (!NOT_A_LINE.has(parsed.reason)) failure ??= parsed.reason;
+    return undefined;
   };
-  if (format === 'raw') {
-    const message = fieldOf(source, fields.message);
-    return typeof message === 'string' ? parseLine(message) : { ok: false, reason: 'missing_message' };
-  }
-  // A kept raw line is exact (response_time has microseconds); parsed fields may be whole ms.
-  const raw = fieldOf(source, fields.raw);
-  if (typeof raw === 'string') {
-    const parsed = parseLine(raw);
-    if (parsed.ok) return parsed;
-  }
+
   const hasParsedFields =
-    fieldOf(source, fields.receivedAt) !== undefined || fieldOf(source, fields.responseTimeMs) !== undefined;
-  if (hasParsedFields) return mapParsedFields(source, options);
-  if (format === 'auto') {
-    const message = fieldOf(source, fields.message);
-    if (typeof message === 'string') return parseLine(message);
+    format !== 'raw' &&
+    (fieldOf(source, fields.receivedAt) !== undefined || fieldOf(source, fields.responseTimeMs) !== undefined);
+  if (hasParsedFields) {
+    const exact = fields.raw ? tryLine(fields.raw) : undefined;
+    if (exact) return exact;
+    lookedIn.push(parsedLabel(fields));
+    const parsed = mapParsedFields(source, options);
+    if (parsed.ok) return { ...parsed, from: parsedLabel(fields) };
+    failure = parsed.reason;
+    if (format !== 'auto') return { ok: false, reason: failure, lookedIn };
   }
-  return { ok: false, reason: 'unknown_format' };
+  for (const field of lineFields) {
+    if (lookedIn.includes(field)) continue;
+    const found = tryLine(field);
+    if (found) return found;
+  }
+  const nothing = format === 'raw' ? 'missing_message' : 'unknown_format';
+  return { ok: false, reason: failure ?? (sawText && format !== 'logsearch' ? 'not_gorouter' : nothing), lookedIn };
 }
 
 /** @param {any} source @param {MappingOptions} options @returns {import('./gorouter.js').ParseResult} */
@@ -220,13 +264,10 @@ function mapParsedFields(source, { fields, correlationField }) {
 
 /**
  * Adds what only the envelope knows (app name, app guid) to a record parsed from a line.
- * @param {{ ok: true, record: import('./gorouter.js').RouterRequest }} parsed
- * @param {any} source
- * @param {FieldNames} fields
+ * @param {import('./gorouter.js').RouterRequest} record @param {any} source @param {FieldNames} fields
  */
-function withEnvelope(parsed, source, fields) {
-  const record = parsed.record;
+function withEnvelope(record, source, fields) {
   record.appName = record.appName ?? text(fieldOf(source, fields.appName));
   record.appGuid = record.appGuid ?? text(fieldOf(source, fields.appGuid))?.toLowerCase() ?? null;
-  return parsed;
+  return record;
 }

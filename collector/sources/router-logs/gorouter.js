@@ -14,6 +14,8 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9
 const GOROUTER_LEGACY_TIME =
   /^(\d{2})\/(\d{2})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\s*([+-]\d{2}:?\d{2}|Z)$/i;
 const KEY = /^[A-Za-z_][A-Za-z0-9_-]*:/;
+/** response_time / gorouter_time as the last thing of a line: never so in a whole line (app_id follows). */
+const CUT_AFTER_NUMBER = /(?:^| )(?:response_time|gorouter_time):[^ "]*$/;
 
 /**
  * Either timestamp form gorouter writes -> UTC RFC 3339 with microseconds, or null.
@@ -170,6 +172,9 @@ export function parseGorouterLine(line, options = {}) {
 
   // Referer and user agent are quoted; they may be missing from a truncated line.
   const rest = text.slice(head[0].length);
+  // A line cut right after a number would give a shortened number (bytes_sent 1099511 of
+  // 1099511627770, response_time 0.02 of 0.025501): in whole lines, something always follows them.
+  if (rest === '' || CUT_AFTER_NUMBER.test(rest)) return { ok: false, reason: 'truncated' };
   const { fields } = scanFields(rest);
   const responseTimeMs = secondsToMs(fields.get('response_time'));
   const gorouterTimeMs = secondsToMs(fields.get('gorouter_time'));

@@ -2,17 +2,24 @@
 // read window by window, page by page.
 import { isGuid } from '../../../core/ids.js';
 import { headerLogField } from './correlation-ids.js';
-import { fieldNamesFor, mapDocument } from './documents.js';
+import { fieldNamesFor, lineFieldsFor, mapDocument } from './documents.js';
 import { createSearchClient } from './search.js';
 
 /**
  * @typedef {object} RouterPage
  * @property {import('./gorouter.js').RouterRequest[]} records
  * @property {Map<string, number>} skipped malformed or foreign documents by reason
+ * @property {Map<string, SkippedExample>} examples the first skipped document of each reason
  * @property {string} lastTimestamp the sort timestamp of the page's last document (ISO): every
  *   document before it has been read
  * @property {number} total documents the window held
  * @property {number} documents documents in this page
+ */
+
+/**
+ * @typedef {object} SkippedExample
+ * @property {string} id the document's `_index/_id`
+ * @property {string[]} lookedIn the fields that were tried
  */
 
 /**
@@ -21,6 +28,7 @@ import { createSearchClient } from './search.js';
  * @property {import('../../../core/retry.js').BackoffOptions} [backoff]
  * @property {number} [pageSize]
  * @property {number} [timeoutMs]
+ * @property {(reason: string) => void} [onRetry] counts a retried request by reason
  */
 
 /**
@@ -30,12 +38,11 @@ import { createSearchClient } from './search.js';
 export function createRouterLogSource(config, deps = {}) {
   const search = config.search;
   if (!search.url) throw new Error('router-logs source needs SEARCH_URL');
-  const fields = fieldNamesFor(/** @type {any} */ (search.format), search.fields);
-  const mapping = {
-    fields,
-    format: /** @type {any} */ (search.format),
-    correlationField: headerLogField(config.correlationHeader),
-  };
+  const format = /** @type {'auto' | 'logsearch' | 'raw'} */ (search.format);
+  const fields = fieldNamesFor(format, search.fields);
+  const lineFields = lineFieldsFor(format, fields);
+  const mapping = { fields, format, lineFields, correlationField: headerLogField(config.correlationHeader) };
+  const debug = deps.log?.isLevelEnabled('debug') ? deps.log : undefined;
   const client = createSearchClient({ ...search, url: search.url }, deps);
   // Only the fields the mapping reads travel over the wire (and through memory).
   const sourceFields = [
@@ -43,6 +50,7 @@ export function createRouterLogSource(config, deps = {}) {
       Object.entries(fields)
         .filter(([key, path]) => path && key !== 'extra')
         .map(([, path]) => path)
+        .concat(lineFields)
         .concat(fields.extra ? [`${fields.extra}.*`] : []),
     ),
   ];
@@ -83,20 +91,31 @@ export function createRouterLogSource(config, deps = {}) {
         const records = [];
         /** @type {Map<string, number>} */
         const skipped = new Map();
+        /** @type {Map<string, SkippedExample>} */
+        const examples = new Map();
         for (const hit of page.hits) {
           const result = mapDocument(hit._source, mapping);
-          if (result.ok) records.push(result.record);
-          else {
+          const id = `${hit._index ?? '?'}/${hit._id ?? '?'}`;
+          if (result.ok) {
+            records.push(result.record);
+            debug?.debug({ id, field: result.from }, 'router-logs: gorouter request read');
+          } else {
             skipped.set(result.reason, (skipped.get(result.reason) ?? 0) + 1);
-            deps.log?.debug(
-              { reason: result.reason, document: JSON.stringify(hit._source).slice(0, 500) },
+            if (!examples.has(result.reason)) examples.set(result.reason, { id, lookedIn: result.lookedIn });
+            debug?.debug(
+              {
+                id,
+                reason: result.reason,
+                lookedIn: result.lookedIn,
+                document: JSON.stringify(hit._source).slice(0, 500),
+              },
               'router-logs: document skipped',
             );
           }
         }
         const lastSort = page.hits[page.hits.length - 1].sort?.[0];
         const lastTimestamp = typeof lastSort === 'number' ? new Date(lastSort).toISOString() : String(lastSort ?? to);
-        yield { records, skipped, lastTimestamp, total: page.total, documents: page.hits.length };
+        yield { records, skipped, examples, lastTimestamp, total: page.total, documents: page.hits.length };
       }
     },
     async close() {

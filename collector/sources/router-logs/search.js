@@ -9,7 +9,7 @@ import { HttpError, createHttp } from '../../net/http-client.js';
  * @property {'opensearch' | 'elasticsearch' | null} pit which point-in-time API the server has
  *
  * @typedef {object} Page
- * @property {Array<{ _source: any, sort?: unknown[] }>} hits
+ * @property {Array<{ _source: any, _id?: string, _index?: string, sort?: unknown[] }>} hits
  * @property {number} total documents the window holds (track_total_hits)
  */
 
@@ -34,6 +34,7 @@ function atLeast(a, b) {
  * @property {import('../../../core/retry.js').BackoffOptions} [backoff]
  * @property {number} [timeoutMs]
  * @property {number} [pageSize]
+ * @property {(reason: string) => void} [onRetry] counts a retried request by reason
  */
 
 /**
@@ -53,11 +54,13 @@ export function createSearchClient(search, deps = {}) {
     backoff: deps.backoff,
     headers,
     errorTitle: searchErrorTitle,
-    onRetry: (e) =>
+    onRetry: (e) => {
+      deps.onRetry?.(e.reason);
       deps.log?.warn(
         { reason: e.reason, attempt: e.attempt, delayMs: e.delayMs, url: e.url },
         'search: retrying request',
-      ),
+      );
+    },
   });
   const pageSize = deps.pageSize ?? 5000;
   /** @type {Promise<ServerInfo> | undefined} */
