@@ -18,10 +18,15 @@ export function freePort() {
   });
 }
 
+// For tests and benches that load millions of rows: a throwaway server need not survive a crash.
+const BULK_FLAGS = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'wal_level=minimal',
+  '-c', 'max_wal_senders=0', '-c', 'max_wal_size=4GB'];
+
 /**
  * Starts a throwaway server; `stopServer`/`startServer` simulate an outage on the same port and data.
+ * @param {{ bulk?: boolean }} [options] bulk: no fsync or full-page WAL (fast loading of big data sets)
  */
-export async function startTestDatabase() {
+export async function startTestDatabase(options = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-test-pg-'));
   // PostgreSQL runs as its own user (these machines run tests as root): it must reach the directory.
   fs.chmodSync(dir, 0o755);
@@ -29,7 +34,7 @@ export async function startTestDatabase() {
   const password = 'test-password';
   const make = () => new EmbeddedPostgres({
     databaseDir: path.join(dir, 'data'), port, user: 'paasmon', password, persistent: true, createPostgresUser: true,
-    onLog: () => {}, onError: () => {},
+    onLog: () => {}, onError: () => {}, postgresFlags: options.bulk ? BULK_FLAGS : [],
   });
   let server = make();
   await server.initialise();
