@@ -40,18 +40,21 @@ const axis = (name, type = 'value') => ({
   type, name, nameLocation: 'middle', nameGap: type === 'category' ? 44 : 52, scale: type === 'value', nameTextStyle: { fontSize: 13 },
 });
 
-/** Series of one implementation (or label), points sorted along x. @param {Row[]} runs @param {(r: Row) => [any, any]} xy */
+/** @param {Row} a @param {Row} b */
+const byLoad = (a, b) => (a.parallel ?? 0) - (b.parallel ?? 0) || (a.instances ?? 0) - (b.instances ?? 0) || a.run_id - b.run_id;
+
+/** Series of one implementation (or label), points joined in the order of the load. @param {Row[]} runs @param {(r: Row) => [any, any]} xy */
 function groupedLines(runs, xy) {
   /** @type {Map<string, Array<[number, number]>>} */
   const groups = new Map();
-  for (const run of runs) {
+  for (const run of [...runs].sort(byLoad)) {
     const [x, y] = xy(run);
     if (x == null || y == null || !Number.isFinite(x) || !Number.isFinite(y)) continue;
     const key = run.implementation ?? run.label;
     groups.set(key, [...(groups.get(key) ?? []), [x, y]]);
   }
   const series = [...groups].map(([name, data]) => ({
-    name, type: 'line', data: data.sort((a, b) => a[0] - b[0]), showSymbol: true, showAllSymbol: true, symbolSize: 9,
+    name, type: 'line', data, showSymbol: true, showAllSymbol: true, symbolSize: 9,
   }));
   return { series, points: series.reduce((n, s) => n + s.data.length, 0) };
 }
@@ -81,12 +84,10 @@ export function reportCharts(comparison) {
   }, memory.points, noCpu));
 
   for (const s of comparison.scaling) {
+    // A group without a fit has its reason in the report's scalability section, and no figure.
+    if (!s.fit) continue;
     const title = `Scalability of ${s.key}: Universal Scalability Law through the measured points`;
     const loadName = s.by === 'instances' ? 'load (app instances)' : 'load (parallel requests)';
-    if (!s.fit) {
-      charts.push(chart(`usl-${s.key}`, title, {}, 0, s.message ?? 'no fit'));
-      continue;
-    }
     const { lambda, sigma, kappa } = s.fit;
     const maxN = Math.max(...s.points.map((p) => p.n), s.fit.peakN ?? 0) * 1.15;
     const curve = Array.from({ length: 121 }, (_, i) => {

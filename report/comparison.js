@@ -92,6 +92,10 @@ export function scalingFits(runs, scaleBy) {
   }
   return [...groups].map(([key, members]) => {
     const distinct = (/** @type {string} */ column) => new Set(members.map((m) => m[column]).filter((v) => v != null)).size;
+    const measured = members.filter((m) => m.throughput_rps != null).length;
+    if (measured < MIN_POINTS) {
+      return { key, by: null, points: [], fit: null, message: `no scalability fit: the Universal Scalability Law needs at least ${MIN_POINTS} runs with a throughput, got ${measured}` };
+    }
     /** @type {'parallel' | 'instances' | null} */
     let by = scaleBy === 'auto' ? null : scaleBy;
     if (by === null) {
