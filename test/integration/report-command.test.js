@@ -115,12 +115,12 @@ test('md: hostile labels, meta values and paths come out inert and intact', asyn
 test('csv: stable column names, hostile strings come back intact when parsed', async () => {
   const { code, stdout, stderr } = await report(['--runs', `${scaling[0]},${hostile}`, '--format', 'csv']);
   assert.equal(code, 0, stderr);
-  const rows = parse(stdout, { columns: true });
+  const rows = /** @type {Record<string, string>[]} */ (parse(stdout, { columns: true }));
   assert.equal(rows.length, 2);
   for (const column of ['run_id', 'label', 'throughput_rps', 'e2e_p95_ms', 'cpu_percent_avg', 'cpu_utilization_percent', 'rpm_per_cpu_percent', 'meta']) {
     assert.ok(column in rows[0], column);
   }
-  const evil = rows.find((/** @type {any} */ r) => Number(r.run_id) === hostile);
+  const evil = /** @type {Record<string, string>} */ (rows.find((r) => Number(r.run_id) === hostile));
   assert.equal(evil.label, HOSTILE_LABEL);
   assert.equal(evil.implementation, 'java"<b>');
   assert.deepEqual(JSON.parse(evil.meta), HOSTILE_META);
