@@ -110,7 +110,7 @@ export function reportCharts(comparison) {
     series: percentiles.map(([name, key]) => ({ name, type: 'bar', data: withLatency.map((r) => r[key]) })),
   }, withLatency.length * percentiles.length, 'no load-generator requests in these runs'));
 
-  const parts = [['outside the router (e2e - response_time)', 'outside_router_mean_ms'], ['in gorouter (gorouter_time)', 'in_gorouter_mean_ms'],
+  const parts = [['outside the router (e2e - response_time)', 'outside_router_mean_ms'], ['in gorouter (gorouter_time)', 'gorouter_mean_ms'],
     ['behind the router (response_time - gorouter_time)', 'behind_router_mean_ms']];
   const withRouter = runs.filter((r) => r.outside_router_mean_ms != null);
   charts.push(chart('latency-breakdown', 'Latency breakdown per run (mean of the requests the router logged)', {

@@ -44,7 +44,7 @@ export const RUN_COLUMNS = [
   { key: 'router_p95_ms', header: 'router p95 ms', digits: 2 },
   { key: 'router_p99_ms', header: 'router p99 ms', digits: 2 },
   { key: 'outside_router_mean_ms', header: 'outside router mean ms (e2e - response_time)', digits: 2 },
-  { key: 'in_gorouter_mean_ms', header: 'in gorouter mean ms (gorouter_time)', digits: 3 },
+  { key: 'gorouter_mean_ms', header: 'in gorouter mean ms (gorouter_time)', digits: 3 },
   { key: 'behind_router_mean_ms', header: 'behind router mean ms (response_time - gorouter_time)', digits: 2 },
   { key: 'cpu_polls', header: 'CPU polls in window', digits: 0 },
   { key: 'cpu_percent_avg', header: 'CPU avg % of 1 core (sum of instances)', digits: 1 },

@@ -1,5 +1,6 @@
 // Turns the rows loaded for some runs into the comparison every format renders: numbers as
 // numbers, notes on missing data (naming the command that collects it), rounds and the scaling fits.
+import { confidenceInterval } from './statistics.js';
 import { fitUsl, MIN_POINTS, UslError } from './usl.js';
 
 /**
@@ -10,7 +11,6 @@ import { fitUsl, MIN_POINTS, UslError } from './usl.js';
  * @property {string} generatedAt ISO time
  * @property {number} trim fraction dropped at each end of a run
  * @property {Row[]} runs one per run, the columns of report/columns.js
- * @property {Row[]} breakdown latency breakdown per run
  * @property {Row[]} errors errors by kind and status per run
  * @property {Row[]} rounds repeated runs of one setting: mean and 95 % CI
  * @property {Row[]} instanceSeries CPU and memory per instance, seconds since run start
@@ -32,33 +32,52 @@ function numbers(row) {
 }
 
 /**
- * @param {{ runs: Row[], breakdown: Row[], errors: Row[], rounds: Row[], instanceSeries: Row[], paths: Row[] }} data
+ * @param {{ runs: Row[], errors: Row[], instanceSeries: Row[], paths: Row[] }} data
  * @param {{ trim: number, scaleBy?: 'auto' | 'parallel' | 'instances', now?: Date }} options
  * @returns {Comparison}
  */
 export function buildComparison(data, options) {
-  const breakdownByRun = new Map(data.breakdown.map((b) => [Number(b.run_id), b]));
-  const runs = data.runs.map((row) => {
-    const b = breakdownByRun.get(Number(row.run_id));
-    return numbers({
-      ...row,
-      outside_router_mean_ms: b?.outside_router_mean_ms ?? null,
-      in_gorouter_mean_ms: b?.in_gorouter_mean_ms ?? null,
-      behind_router_mean_ms: b?.behind_router_mean_ms ?? null,
-    });
-  });
+  const runs = data.runs.map(numbers);
   return {
     generatedAt: (options.now ?? new Date()).toISOString(),
     trim: options.trim,
     runs,
-    breakdown: data.breakdown.map(numbers),
     errors: data.errors.map(numbers),
-    rounds: data.rounds.map(numbers),
+    rounds: roundsOf(runs),
     instanceSeries: data.instanceSeries.map(numbers),
     paths: data.paths.map(numbers),
     scaling: scalingFits(runs, options.scaleBy ?? 'auto'),
     notes: runs.flatMap(missingDataNotes),
   };
+}
+
+const ROUND_KEYS = ['label', 'app_name', 'implementation', 'instances', 'parallel', 'cores_per_instance'];
+const ROUND_FIGURES = ['throughput_rps', 'e2e_mean_ms', 'e2e_p95_ms', 'cpu_percent_avg', 'rpm_per_cpu_percent'];
+
+/**
+ * Runs of one setting repeated (same label, app, implementation, instances, parallel, cores per
+ * instance): mean and 95 % confidence interval (Student t) of each figure, as sql/queries/rounds.sql.
+ * @param {Row[]} runs
+ */
+export function roundsOf(runs) {
+  /** @type {Map<string, Row[]>} */
+  const groups = new Map();
+  for (const run of runs) {
+    const key = JSON.stringify(ROUND_KEYS.map((k) => run[k]));
+    groups.set(key, [...(groups.get(key) ?? []), run]);
+  }
+  return [...groups.values()].map((members) => {
+    /** @type {Row} */
+    const row = Object.fromEntries(ROUND_KEYS.map((k) => [k, members[0][k]]));
+    row.rounds = members.length;
+    row.run_ids = members.map((m) => m.run_id);
+    for (const figure of ROUND_FIGURES) {
+      const ci = confidenceInterval(members.map((m) => m[figure]).filter((v) => v != null));
+      row[`${figure}_mean`] = ci.mean;
+      row[`${figure}_ci95`] = ci.halfWidth;
+    }
+    return row;
+  });
 }
 
 /** @param {Row} run */

@@ -6,7 +6,7 @@ import { ConfigError } from '../errors.js';
 import { withMigratedDatabase } from '../../exporters/database.js';
 import { loadReportData, selectRuns } from '../../exporters/postgres/queries/report.js';
 import { buildComparison } from '../../report/comparison.js';
-import { RENDERERS, renderComparison } from '../../report/render/index.js';
+import { FORMATS, renderComparison } from '../../report/render/index.js';
 import { parseTimeFlag } from './ingest.js';
 import { numberFlag } from './run.js';
 
@@ -25,8 +25,9 @@ export async function compareRuns(pool, runIds, options = {}) {
 }
 
 /**
+ * The comparison as text in one format (an html page, a terminal table, ...).
  * @param {import('../../report/comparison.js').Comparison} comparison
- * @param {'table' | 'md' | 'csv' | 'json' | 'html'} format @returns {string}
+ * @param {'table' | 'md' | 'csv' | 'json' | 'html'} format @returns {Promise<string>}
  */
 export const renderReport = (comparison, format) => renderComparison(comparison, format);
 
@@ -46,8 +47,8 @@ function runList(text) {
  */
 export function reportCommand(config, { log, out }, flags) {
   const format = flags.format ?? 'table';
-  if (!Object.hasOwn(RENDERERS, format)) {
-    throw new ConfigError(`--format must be one of ${Object.keys(RENDERERS).join(', ')}, got ${JSON.stringify(format)}`, { variable: '--format' });
+  if (!FORMATS.includes(/** @type {any} */ (format))) {
+    throw new ConfigError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`, { variable: '--format' });
   }
   if (flags.runs === undefined && flags.label === undefined && flags.since === undefined) {
     throw new ConfigError('choose the runs to compare with --runs 1,2,3, --label L or --since T (see `paasmon run list`)', { variable: '--runs' });
@@ -68,7 +69,7 @@ export function reportCommand(config, { log, out }, flags) {
     if (missing.length) throw new ConfigError(`no such run: ${missing.join(', ')} (see \`paasmon run list\`)`, { variable: '--runs' });
     if (ids.length === 0) throw new ConfigError('no run matches --label/--since (see `paasmon run list`)', { variable: '--label' });
     const comparison = await compareRuns(pool, ids, { trim, scaleBy: /** @type {any} */ (scaleBy) });
-    const text = renderReport(comparison, /** @type {any} */ (format));
+    const text = await renderReport(comparison, /** @type {any} */ (format));
     if (flags.out) {
       fs.writeFileSync(flags.out, text);
       out(`report of ${ids.length} run${ids.length === 1 ? '' : 's'} written to ${flags.out} (${format})`);

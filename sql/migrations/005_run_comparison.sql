@@ -34,7 +34,10 @@ $$;
 --                        percent of one core (table 7.2's "normalized value").
 -- Latency figures are over every request sent inside the window (errors included), in ms;
 -- percentiles are percentile_cont (linear interpolation); router_* from the router records joined
--- on the correlation id. errors: no response (status 0) or a 5xx; timeouts: error = 'timeout'.
+-- on the correlation id; the latency breakdown's means: outside_router = e2e - response_time,
+-- gorouter_mean = gorouter_time, behind_router = response_time - gorouter_time (percentiles of
+-- these in sql/queries/latency_breakdown.sql). errors: no response (status 0) or a 5xx;
+-- timeouts: error = 'timeout'.
 CREATE FUNCTION run_comparison(run_ids bigint[], trim_fraction double precision DEFAULT 0.1)
 RETURNS TABLE (
   run_id bigint, label text, app_name text, implementation text, instances integer, parallel integer, round integer,
@@ -45,6 +48,7 @@ RETURNS TABLE (
   e2e_p99_ms double precision, e2e_max_ms double precision, e2e_stddev_ms double precision,
   router_records bigint, matched_ratio double precision, router_mean_ms double precision, router_p50_ms double precision,
   router_p95_ms double precision, router_p99_ms double precision, gorouter_mean_ms double precision,
+  outside_router_mean_ms double precision, behind_router_mean_ms double precision,
   cpu_polls bigint, cpu_percent_avg double precision, cpu_percent_peak double precision, cpu_capacity_percent double precision,
   cpu_utilization_percent double precision, mem_bytes_avg double precision, mem_bytes_peak double precision,
   rpm_per_cpu_percent double precision
@@ -57,6 +61,7 @@ LANGUAGE sql STABLE AS $$
          lg.e2e_mean_ms, lg.e2e_pct[1], lg.e2e_pct[2], lg.e2e_pct[3], lg.e2e_pct[4], lg.e2e_max_ms, lg.e2e_stddev_ms,
          lg.router_records, lg.router_records::double precision / nullif(lg.requests, 0),
          lg.router_mean_ms, lg.router_pct[1], lg.router_pct[2], lg.router_pct[3], lg.gorouter_mean_ms,
+         lg.outside_router_mean_ms, lg.behind_router_mean_ms,
          c.polls, c.cpu_percent_avg, c.cpu_percent_peak,
          t.instances * t.cores_per_instance * 100,
          100 * c.cpu_percent_peak / nullif(t.instances * t.cores_per_instance * 100, 0),
@@ -79,7 +84,9 @@ LANGUAGE sql STABLE AS $$
            count(x.response_time_ms)                                      AS router_records,
            avg(x.response_time_ms)                                        AS router_mean_ms,
            percentile_cont(ARRAY[0.50, 0.95, 0.99]) WITHIN GROUP (ORDER BY x.response_time_ms) AS router_pct,
-           avg(x.gorouter_time_ms)                                        AS gorouter_mean_ms
+           avg(x.gorouter_time_ms)                                        AS gorouter_mean_ms,
+           avg(l.duration_ms - x.response_time_ms)                        AS outside_router_mean_ms,
+           avg(x.response_time_ms - x.gorouter_time_ms)                   AS behind_router_mean_ms
     FROM loadgen_requests l
     LEFT JOIN router_requests x ON x.correlation_id = l.correlation_id
     WHERE l.run_id = t.id AND l.started_at BETWEEN w.window_start AND w.window_end
@@ -126,8 +133,8 @@ SELECT t.id                                                              AS run_
        extract(epoch FROM lg.last_done - lg.first_sent)::double precision AS duration_s,
        (lg.requests - lg.errors) / nullif(extract(epoch FROM lg.last_done - lg.first_sent)::double precision, 0) AS throughput_rps,
        lg.e2e_mean_ms, lg.e2e_p50_ms, lg.e2e_p95_ms, lg.e2e_p99_ms, lg.e2e_max_ms, lg.e2e_stddev_ms,
-       r.router_mean_ms, r.router_p50_ms, r.router_p95_ms, r.router_p99_ms,
-       r.matched::double precision / nullif(lg.requests, 0)              AS matched_ratio,
+       lg.router_mean_ms, lg.router_p50_ms, lg.router_p95_ms, lg.router_p99_ms,
+       lg.matched::double precision / nullif(lg.requests, 0)             AS matched_ratio,
        c.cpu_percent_avg,
        c.cpu_percent_peak,
        t.instances * t.cores_per_instance * 100                          AS cpu_capacity_percent,
@@ -136,6 +143,7 @@ SELECT t.id                                                              AS run_
        ((lg.requests - lg.errors) / nullif(extract(epoch FROM lg.last_done - lg.first_sent)::double precision, 0))
          / nullif(c.cpu_percent_avg, 0)                                   AS throughput_per_cpu_percent
 FROM test_runs t
+-- One pass over the run's requests with their router records (NULL when not logged).
 CROSS JOIN LATERAL (
   SELECT count(*)                                                        AS requests,
          count(*) FILTER (WHERE l.status = 0 OR l.status >= 500)         AS errors,
@@ -146,18 +154,15 @@ CROSS JOIN LATERAL (
          percentile_cont(0.95) WITHIN GROUP (ORDER BY l.duration_ms)     AS e2e_p95_ms,
          percentile_cont(0.99) WITHIN GROUP (ORDER BY l.duration_ms)     AS e2e_p99_ms,
          max(l.duration_ms)                                              AS e2e_max_ms,
-         stddev_samp(l.duration_ms)                                      AS e2e_stddev_ms
-  FROM loadgen_requests l WHERE l.run_id = t.id
-) lg
-CROSS JOIN LATERAL (
-  SELECT count(*)                                                        AS matched,
+         stddev_samp(l.duration_ms)                                      AS e2e_stddev_ms,
+         count(x.response_time_ms)                                       AS matched,
          avg(x.response_time_ms)                                         AS router_mean_ms,
          percentile_cont(0.50) WITHIN GROUP (ORDER BY x.response_time_ms) AS router_p50_ms,
          percentile_cont(0.95) WITHIN GROUP (ORDER BY x.response_time_ms) AS router_p95_ms,
          percentile_cont(0.99) WITHIN GROUP (ORDER BY x.response_time_ms) AS router_p99_ms
-  FROM loadgen_requests l JOIN router_requests x ON x.correlation_id = l.correlation_id
+  FROM loadgen_requests l LEFT JOIN router_requests x ON x.correlation_id = l.correlation_id
   WHERE l.run_id = t.id
-) r
+) lg
 CROSS JOIN LATERAL (
   SELECT avg(p.cpu) AS cpu_percent_avg, max(p.cpu) AS cpu_percent_peak, avg(p.mem) AS mem_bytes_avg
   FROM (SELECT s.ts, sum(s.cpu_percent) AS cpu, sum(s.mem_bytes) AS mem

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import { parse } from 'csv-parse/sync';
+import { compareRuns } from '../../collector/commands/report.js';
 import { migrate } from '../../exporters/database.js';
 import { QUERIES_DIR, runSqlQuery } from '../../exporters/postgres/queries/report.js';
 import { confidenceInterval, mean, percentile, stddevSample, studentT } from '../../report/statistics.js';
@@ -135,6 +136,14 @@ test('rounds: mean and Student-t 95 % confidence interval agree with an independ
     assert.ok(Math.abs(group[`${key}_ci95`] - /** @type {number} */ (ci.halfWidth)) <= 1e-6 * /** @type {number} */ (ci.halfWidth), key);
     assert.ok(group[`${key}_ci95`] > 0, key);
   }
+  // The report computes the same rounds from its run rows.
+  const report = await compareRuns(db.pool, rounds);
+  assert.equal(report.rounds.length, 1);
+  for (const [key, value] of Object.entries(group)) {
+    if (typeof value !== 'number') continue;
+    if (key.endsWith('_ci95')) assert.ok(Math.abs(report.rounds[0][key] - value) <= 1e-6 * value, `report ${key}`);
+    else close(report.rounds[0][key], value, `report ${key}`);
+  }
 });
 
 test('student_t_975 agrees with the t distribution for 1..300 degrees of freedom', async () => {
@@ -155,6 +164,10 @@ test('latency breakdown, errors and paths agree with the raw rows', async () => 
   close(breakdown[0].behind_router_mean_ms, mean(behind), 'behind mean');
   close(breakdown[0].behind_router_p95_ms, percentile(behind, 0.95), 'behind p95');
   assert.equal(breakdown[1].matched, 0);
+  const [run] = await runSqlQuery(db.pool, 'run_comparison', variables([rounds[0]]));
+  close(run.outside_router_mean_ms, breakdown[0].outside_router_mean_ms, 'run_comparison outside mean');
+  close(run.behind_router_mean_ms, breakdown[0].behind_router_mean_ms, 'run_comparison behind mean');
+  close(run.gorouter_mean_ms, breakdown[0].in_gorouter_mean_ms, 'run_comparison gorouter mean');
   assert.equal(breakdown[1].outside_router_mean_ms, null);
 
   const errors = await runSqlQuery(db.pool, 'errors', variables([rounds[0]]));
