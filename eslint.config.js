@@ -1,15 +1,35 @@
 import js from '@eslint/js';
+import stylistic from '@stylistic/eslint-plugin';
 import globals from 'globals';
 
 export default [
-  { ignores: ['node_modules/', '.paasmon/', 'tmp/'] },
+  { ignores: ['node_modules/', '.paasmon/', 'tmp/', '**/target/'] },
   js.configs.recommended,
   {
     languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { ...globals.node } },
+    plugins: { '@stylistic': stylistic },
     rules: {
       'no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none' }],
       'prefer-const': 'error',
       eqeqeq: ['error', 'smart'],
+      // Prettier (.prettierrc.json) formats at 120; this also holds strings and comments to it.
+      '@stylistic/max-len': ['error', { code: 120, ignoreUrls: true }],
+    },
+  },
+  {
+    // Test data lines (gorouter log lines, expected table rows, output regexes) read better whole.
+    files: ['test/**/*.js'],
+    rules: {
+      '@stylistic/max-len': [
+        'error',
+        {
+          code: 120,
+          ignoreUrls: true,
+          ignoreStrings: true,
+          ignoreTemplateLiterals: true,
+          ignoreRegExpLiterals: true,
+        },
+      ],
     },
   },
 ];

@@ -3,13 +3,22 @@
 // server's own read rate (PIT + search_after, no parsing) and a keyed COPY of the same rows.
 // Run: npm run bench -- ingest   (BENCH_DOCS to change the count)
 import pino from 'pino';
-import { ROUTER_REQUESTS, copyInsert, copyLine, inTransaction } from '../exporters/postgres.js';
-import { migrate } from '../exporters/database.js';
+import { copyInsert, copyLine, inTransaction } from '../exporters/postgres/copy.js';
+import { tableOf } from '../exporters/postgres/tables.js';
+
+const ROUTER_REQUESTS = tableOf('router_request');
+import { migrate } from '../exporters/postgres/migrate.js';
 import { parseGorouterLine } from '../collector/sources/router-logs/gorouter.js';
 import { startCli } from '../test/support/cli.js';
 import { exitWithPeakRss } from './support/peak-rss.js';
 import { startTestDatabase } from '../test/support/database.js';
-import { LOGSEARCH_TEMPLATE, gorouterLine, logsearchDocument, makeRequests, rawDocument } from '../test/support/router-docs.js';
+import {
+  LOGSEARCH_TEMPLATE,
+  gorouterLine,
+  logsearchDocument,
+  makeRequests,
+  rawDocument,
+} from '../test/support/router-docs.js';
 import { startSearchNode } from '../test/support/search-node.js';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 1_000_000);
@@ -23,14 +32,30 @@ const search = await startSearchNode('opensearch');
 const db = await startTestDatabase();
 try {
   await migrate(db.pool, log);
-  await search.request('PUT', '/_index_template/logs-app', { index_patterns: LOGSEARCH_TEMPLATE.index_patterns, template: { settings: { ...LOGSEARCH_TEMPLATE.settings, refresh_interval: '-1' }, mappings: LOGSEARCH_TEMPLATE.mappings } });
+  await search.request('PUT', '/_index_template/logs-app', {
+    index_patterns: LOGSEARCH_TEMPLATE.index_patterns,
+    template: {
+      settings: { ...LOGSEARCH_TEMPLATE.settings, refresh_interval: '-1' },
+      mappings: LOGSEARCH_TEMPLATE.mappings,
+    },
+  });
   let started = performance.now();
   const chunk = 50_000;
   for (let i = 0; i < DOCS; i += chunk) {
-    const requests = makeRequests(Math.min(chunk, DOCS - i), START + (i / DOCS) * SPAN, (chunk / DOCS) * SPAN, `bench-${i}`);
-    await search.bulk('logs-app-lab-perf-2026.11.21', requests.map((r, j) => (j % 2 ? rawDocument(r) : logsearchDocument(r))));
+    const requests = makeRequests(
+      Math.min(chunk, DOCS - i),
+      START + (i / DOCS) * SPAN,
+      (chunk / DOCS) * SPAN,
+      `bench-${i}`,
+    );
+    await search.bulk(
+      'logs-app-lab-perf-2026.11.21',
+      requests.map((r, j) => (j % 2 ? rawDocument(r) : logsearchDocument(r))),
+    );
   }
-  console.log(`indexed ${DOCS} documents in ${((performance.now() - started) / 1000).toFixed(1)} s (setup, not measured)`);
+  console.log(
+    `indexed ${DOCS} documents in ${((performance.now() - started) / 1000).toFixed(1)} s (setup, not measured)`,
+  );
 
   // Baseline 1: the search server's read rate, PIT + search_after, pages of 5000, no parsing.
   started = performance.now();
@@ -39,8 +64,11 @@ try {
   let read = 0;
   for (;;) {
     const { body } = await search.request('POST', '/_search', {
-      size: 5000, query: { range: { '@timestamp': { gte: from, lt: to } } }, sort: [{ '@timestamp': 'asc' }, { _shard_doc: 'asc' }],
-      pit: { id: pit, keep_alive: '2m' }, ...(after ? { search_after: after } : {}),
+      size: 5000,
+      query: { range: { '@timestamp': { gte: from, lt: to } } },
+      sort: [{ '@timestamp': 'asc' }, { _shard_doc: 'asc' }],
+      pit: { id: pit, keep_alive: '2m' },
+      ...(after ? { search_after: after } : {}),
     });
     read += body.hits.hits.length;
     if (body.hits.hits.length < 5000) break;
@@ -52,13 +80,19 @@ try {
   // Baseline 2: keyed COPY (staging + INSERT .. ON CONFLICT) of the same rows, batches of 5000.
   const rows = [];
   for (let i = 0; i < DOCS; i += chunk) {
-    for (const r of makeRequests(Math.min(chunk, DOCS - i), START + (i / DOCS) * SPAN, (chunk / DOCS) * SPAN, `bench-${i}`)) {
+    for (const r of makeRequests(
+      Math.min(chunk, DOCS - i),
+      START + (i / DOCS) * SPAN,
+      (chunk / DOCS) * SPAN,
+      `bench-${i}`,
+    )) {
       const parsed = parseGorouterLine(gorouterLine(r), { correlationField: 'x_correlation_id' });
       if (parsed.ok) rows.push(copyLine(ROUTER_REQUESTS, parsed.record));
     }
   }
   started = performance.now();
-  for (let i = 0; i < rows.length; i += 5000) await inTransaction(db.pool, (client) => copyInsert(client, ROUTER_REQUESTS, rows.slice(i, i + 5000)));
+  for (let i = 0; i < rows.length; i += 5000)
+    await inTransaction(db.pool, (client) => copyInsert(client, ROUTER_REQUESTS, rows.slice(i, i + 5000)));
   const copyRate = rows.length / ((performance.now() - started) / 1000);
   console.log(`PostgreSQL keyed COPY:   ${rows.length} rows, ${Math.round(copyRate)} rows/s`);
   rows.length = 0;
@@ -66,13 +100,20 @@ try {
 
   // paasmon itself, as a process: `paasmon ingest --from --to`.
   started = performance.now();
-  const ingest = startCli(['ingest', '--from', from, '--to', to], { DATABASE_URL: db.url, SEARCH_URL: search.url, LOG_LEVEL: 'warn' });
+  const ingest = startCli(['ingest', '--from', from, '--to', to], {
+    DATABASE_URL: db.url,
+    SEARCH_URL: search.url,
+    LOG_LEVEL: 'warn',
+  });
   const peakMb = await exitWithPeakRss(ingest);
   const seconds = (performance.now() - started) / 1000;
   const stored = (await db.query('SELECT count(*)::int AS n FROM router_requests')).rows[0].n;
   const rate = DOCS / seconds;
   console.log(`paasmon ingest:          ${ingest.output.stdout.trim()}`);
-  console.log(`paasmon ingest:          ${stored} rows stored, ${seconds.toFixed(1)} s, ${Math.round(rate)} docs/s end to end, peak RSS ${peakMb.toFixed(1)} MB`);
+  console.log(
+    `paasmon ingest:          ${stored} rows stored, ${seconds.toFixed(1)} s, ` +
+      `${Math.round(rate)} docs/s end to end, peak RSS ${peakMb.toFixed(1)} MB`,
+  );
   console.log(`paasmon / min(search read, keyed COPY) = ${(rate / Math.min(searchRate, copyRate)).toFixed(2)}`);
 } finally {
   await search.stop();

@@ -2,7 +2,10 @@
 import fs from 'node:fs';
 
 const name = process.argv[2];
-const available = fs.readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.bench.js')).map((f) => f.replace('.bench.js', ''));
+const available = fs
+  .readdirSync(new URL('.', import.meta.url))
+  .filter((f) => f.endsWith('.bench.js'))
+  .map((f) => f.replace('.bench.js', ''));
 if (!name || !available.includes(name)) {
   console.error(`usage: npm run bench -- <${available.join('|')}>`);
   process.exit(2);

@@ -4,9 +4,9 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { loadConfig } from './config.js';
-import { ConfigError } from './errors.js';
-import { createLogger } from './log.js';
+import { loadConfig } from './config/index.js';
+import { ConfigError } from '../core/errors.js';
+import { createLogger } from '../core/log.js';
 
 /**
  * @typedef {object} CliDeps
@@ -23,58 +23,66 @@ import { createLogger } from './log.js';
  */
 export function createProgram(program, deps, setExitCode) {
   /**
-   * Loads the config, makes the logger and runs a command; maps errors to exit codes.
-   * @param {(config: import('./config.js').Config, ctx: { log: import('pino').Logger, out: (line: string) => void }, options: any) => Promise<number | void>} run
+   * The action of a verb: loads the config, makes the logger, imports the command's module only
+   * now (so `paasmon --help` loads nothing heavy), runs its export, and maps errors to exit codes.
+   * The export gets (config, { log, out }, options, ...arguments).
+   * @param {string} module under ./commands/ @param {string} name the exported function
    */
-  const action = (run) => async (/** @type {any} */ options) => {
-    try {
-      const config = loadConfig(deps.env);
-      const log = createLogger({ level: config.logLevel, secrets: config.secrets, destination: deps.logDestination });
-      const code = await run(config, { log, out: deps.out }, options);
-      setExitCode(code ?? 0);
-    } catch (err) {
-      if (err instanceof ConfigError) {
-        deps.err(`paasmon: invalid configuration: ${err.message}`);
-        setExitCode(2);
-      } else {
-        deps.err(`paasmon: ${/** @type {Error} */ (err).message}`);
-        setExitCode(1);
+  const verb =
+    (module, name) =>
+    async (/** @type {any[]} */ ...args) => {
+      const command = /** @type {Command} */ (args.at(-1));
+      const positional = args.slice(0, -2);
+      try {
+        const config = loadConfig(deps.env);
+        const log = createLogger({ level: config.logLevel, secrets: config.secrets, destination: deps.logDestination });
+        const run = (await import(`./commands/${module}.js`))[name];
+        const code = await run(config, { log, out: deps.out }, command.opts(), ...positional);
+        setExitCode(code ?? 0);
+      } catch (err) {
+        if (err instanceof ConfigError) {
+          deps.err(`paasmon: invalid configuration: ${err.message}`);
+          setExitCode(2);
+        } else {
+          deps.err(`paasmon: ${/** @type {Error} */ (err).message}`);
+          setExitCode(1);
+        }
       }
-    }
-  };
+    };
 
   program
     .name('paasmon')
-    .description('Monitoring and metrics collection for load tests of apps on Cloud Foundry.\nConfiguration comes from environment variables (see README).')
+    .description(
+      'Monitoring and metrics collection for load tests of apps on Cloud Foundry.\n' +
+        'Configuration comes from environment variables (see README).',
+    )
     .showHelpAfterError();
 
-  program.command('collect')
+  program
+    .command('collect')
     .description('long-running service: migrate, poll on POLL_SCHEDULE, serve /metrics and /healthz on $PORT')
-    .action(action(async (config, ctx) => {
-      const { collectCommand } = await import('./commands/collect.js');
-      await collectCommand(config, ctx);
-    }));
+    .action(verb('collect', 'collectCommand'));
 
-  program.command('poll')
+  program
+    .command('poll')
     .description('one Cloud Controller poll now: writes the samples and prints a table of instances')
-    .action(action(async (config, ctx) => {
-      const { pollCommand } = await import('./commands/poll.js');
-      return pollCommand(config, ctx);
-    }));
+    .action(verb('poll', 'pollCommand'));
 
-  program.command('ingest')
-    .description('router logs: the next increment after the checkpoint, a window (--from/--to) from Elasticsearch/OpenSearch, or gorouter lines from a file or stdin')
+  program
+    .command('ingest')
+    .description(
+      'router logs: the next increment after the checkpoint, a window (--from/--to) from ' +
+        'Elasticsearch/OpenSearch, or gorouter lines from a file or stdin',
+    )
     .option('--from <time>', 'window start, ISO 8601 (2026-11-22T10:00:00Z) or now-15m')
     .option('--to <time>', 'window end (exclusive)')
     .option('--file <path>', 'gorouter lines or `cf logs APP --recent` output; - for stdin')
     .option('--app <name>', 'app name for the lines of --file (the lines themselves carry only the app guid)')
-    .action(action(async (config, ctx, options) => {
-      const { ingestCommand } = await import('./commands/ingest.js');
-      return ingestCommand(config, ctx, options);
-    }));
+    .action(verb('ingest', 'ingestCommand'));
 
   const run = program.command('run').description('test runs: what every comparison groups by');
-  run.command('start')
+  run
+    .command('start')
     .description('register a test run; prints its id')
     .requiredOption('--label <label>', 'what this run is, e.g. "java 2 instances"')
     .requiredOption('--app <name>', 'the app under test (its CPU and memory join the run)')
@@ -84,24 +92,12 @@ export function createProgram(program, deps, setExitCode) {
     .option('--impl <name>', 'implementation, e.g. java or nodejs')
     .option('--cores-per-instance <c>', 'CPU cores one instance may use (for CPU capacity)')
     .option('--meta <k=v...>', 'more parameters, stored in test_runs.meta')
-    .action(action(async (config, ctx, options) => {
-      const { runStartCommand } = await import('./commands/run.js');
-      return runStartCommand(config, ctx, options);
-    }));
-  run.command('stop <id>')
-    .description('end a test run')
-    .action(async (id) => action(async (config, ctx) => {
-      const { runStopCommand } = await import('./commands/run.js');
-      return runStopCommand(config, ctx, id);
-    })({}));
-  run.command('list')
-    .description('list test runs')
-    .action(action(async (config, ctx) => {
-      const { runListCommand } = await import('./commands/run.js');
-      return runListCommand(config, ctx);
-    }));
+    .action(verb('run', 'runStartCommand'));
+  run.command('stop <id>').description('end a test run').action(verb('run', 'runStopCommand'));
+  run.command('list').description('list test runs').action(verb('run', 'runListCommand'));
 
-  program.command('loadgen')
+  program
+    .command('loadgen')
     .description('generate load and record every request (closed model with --parallel, open model with --rate)')
     .requiredOption('--url <url>', 'target URL')
     .option('--requests <n>', 'stop after n requests')
@@ -119,29 +115,28 @@ export function createProgram(program, deps, setExitCode) {
     .option('--max-error-ratio <x>', 'exit 1 when the error ratio is above x')
     .option('--max-p95 <ms>', 'exit 1 when p95 is above this many ms')
     .option('--metrics-port <port>', 'serve /metrics while running (default: $PORT when set)')
-    .action(action(async (config, ctx, options) => {
-      const { loadgenCommand } = await import('./commands/loadgen.js');
-      return loadgenCommand(config, ctx, options, deps.env);
-    }));
+    .action(verb('loadgen', 'loadgenCommand'));
 
-  program.command('worker')
-    .description('load-generator worker: idles until a run with --meta url=... is started, drives it, waits for the next')
+  program
+    .command('worker')
+    .description(
+      'load-generator worker: idles until a run with --meta url=... is started, drives it, waits for the next',
+    )
     .option('--worker <name>', 'worker name (default: instance-$CF_INSTANCE_INDEX, or host-pid)')
-    .action(action(async (config, ctx, options) => {
-      const { workerCommand } = await import('./commands/worker.js');
-      return workerCommand(config, ctx, options, deps.env);
-    }));
+    .action(verb('worker', 'workerCommand'));
 
-  program.command('correlate')
+  program
+    .command('correlate')
     .description('count load-generator records matched with router records, per run')
     .option('--run <id>', 'one run only')
-    .action(action(async (config, ctx, options) => {
-      const { correlateCommand } = await import('./commands/correlate.js');
-      return correlateCommand(config, ctx, options);
-    }));
+    .action(verb('correlate', 'correlateCommand'));
 
-  program.command('report')
-    .description('compare runs over their steady windows: throughput, latency, CPU (tables 7.1, 7.2), scaling; as a table, md, csv, json or html')
+  program
+    .command('report')
+    .description(
+      'compare runs over their steady windows: throughput, latency, CPU (tables 7.1, 7.2), scaling; ' +
+        'as a table, md, csv, json or html',
+    )
     .option('--runs <ids>', 'run ids, e.g. 1,2,3')
     .option('--label <label>', 'every run with this label')
     .option('--since <time>', 'every run started since, ISO 8601 or now-2h')
@@ -149,17 +144,12 @@ export function createProgram(program, deps, setExitCode) {
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--trim <fraction>', 'fraction of each run dropped at each end (0.1: the steady window)')
     .option('--scale-by <load>', 'load of the scalability fit: auto, parallel or instances (auto)')
-    .action(action(async (config, ctx, options) => {
-      const { reportCommand } = await import('./commands/report.js');
-      return reportCommand(config, ctx, options);
-    }));
+    .action(verb('report', 'reportCommand'));
 
-  program.command('migrate')
+  program
+    .command('migrate')
     .description('apply the SQL migrations in sql/migrations')
-    .action(action(async (config, ctx) => {
-      const { migrateCommand } = await import('./commands/migrate.js');
-      await migrateCommand(config, ctx);
-    }));
+    .action(verb('migrate', 'migrateCommand'));
 
   return program;
 }
@@ -167,11 +157,17 @@ export function createProgram(program, deps, setExitCode) {
 /** @param {string[]} argv */
 export async function main(argv) {
   let exitCode = 0;
-  const program = createProgram(new Command(), {
-    env: process.env,
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  }, (code) => { exitCode = code; });
+  const program = createProgram(
+    new Command(),
+    {
+      env: process.env,
+      out: (line) => process.stdout.write(`${line}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
+    },
+    (code) => {
+      exitCode = code;
+    },
+  );
   program.exitOverride();
   try {
     await program.parseAsync(argv);

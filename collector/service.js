@@ -1,15 +1,19 @@
 // `paasmon collect`: migrate, schedule the sources, serve /metrics and /healthz, shut down cleanly.
 import { once } from 'node:events';
-import { requireCloudController } from './config.js';
-import { createHttpServer } from './http.js';
-import { recentCorrelationCounts } from './correlate.js';
-import { ingestIncrement } from './ingest.js';
-import { createJob, createPoller, schedule } from './schedule.js';
-import { DEFAULT_BACKOFF, backoffDelay, sleep } from './retry.js';
+import { requireCloudController } from './config/index.js';
+import { createHttpServer } from './metrics-server.js';
+import { recentCorrelationCounts } from '../exporters/postgres/queries/correlation.js';
+import { ingestIncrement } from './pipeline/ingest.js';
+import { createJob } from './pipeline/job.js';
+import { createPoller } from './pipeline/poller.js';
+import { schedule } from './pipeline/schedule.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { retry } from '../core/retry.js';
 import { createCloudControllerSource } from './sources/cloud-controller/index.js';
 import { createRouterLogSource } from './sources/router-logs/index.js';
-import { migrate, openDatabase } from '../exporters/database.js';
-import { createPostgresSink } from '../exporters/postgres.js';
+import { openDatabase } from '../exporters/postgres/database.js';
+import { migrate } from '../exporters/postgres/migrate.js';
+import { createPostgresSink } from '../exporters/postgres/sink.js';
 import { createPrometheusSink } from '../exporters/prometheus.js';
 
 const SHUTDOWN_BUDGET_MS = 10_000;
@@ -17,7 +21,7 @@ const SHUTDOWN_BUDGET_MS = 10_000;
 const POLL_GRACE_MS = 5_000;
 
 /**
- * @param {import('./config.js').Config} config
+ * @param {import('./config/index.js').Config} config
  * @param {{ log: import('pino').Logger }} deps
  * @returns {Promise<{ port: number, stop: () => Promise<void> }>}
  */
@@ -44,12 +48,18 @@ export async function startCollector(config, { log }) {
   const poller = createPoller({ source, sinks: [prometheus, postgres], metrics: self, log, signal: abort.signal });
   const job = schedule(poller, config.pollSchedule, {
     // Written in the background: a slow or absent database must not delay or skip polls.
-    afterPoll: () => { void schemaReady.then(async (ok) => { if (ok) await postgres.flush(); }); },
+    afterPoll: () => {
+      void schemaReady.then(async (ok) => {
+        if (ok) await postgres.flush();
+      });
+    },
   });
   const startedAt = Date.now();
-  const routerLogs = config.search.url ? startRouterLogIngest(config, { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal }) : undefined;
+  const routerLogs = config.search.url
+    ? startRouterLogIngest(config, { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal })
+    : undefined;
 
-  /** @param {import('./schedule.js').JobState} state @param {number} intervalMs */
+  /** @param {import('./pipeline/job.js').JobState} state @param {number} intervalMs */
   const sourceHealth = (state, intervalMs) => {
     const lastSuccess = state.lastSuccessAt?.getTime();
     const window = 3 * intervalMs;
@@ -78,7 +88,8 @@ export async function startCollector(config, { log }) {
       const sources = { [source.name]: polling.body };
       // A failing router-log source shows here but does not fail the check: restarting the
       // collector would not mend a search server, and would lose the poll buffer.
-      if (routerLogs) sources[routerLogs.job.name] = sourceHealth(routerLogs.job.state, routerLogs.schedule.intervalMs).body;
+      if (routerLogs)
+        sources[routerLogs.job.name] = sourceHealth(routerLogs.job.state, routerLogs.schedule.intervalMs).body;
       const healthy = reachable && polling.ok;
       return {
         healthy,
@@ -99,7 +110,10 @@ export async function startCollector(config, { log }) {
   server.listen(config.port);
   await once(server, 'listening');
   const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
-  log.info({ port, schedule: config.pollSchedule, apps: config.cf.apps, database: database.source }, 'collect: started');
+  log.info(
+    { port, schedule: config.pollSchedule, apps: config.cf.apps, database: database.source },
+    'collect: started',
+  );
 
   let stopping;
   return {
@@ -128,18 +142,33 @@ export async function startCollector(config, { log }) {
 }
 
 /**
+ * @typedef {object} RouterLogIngestDeps
+ * @property {import('pino').Logger} log
+ * @property {import('../exporters/prometheus.js').PrometheusSink} prometheus
+ * @property {import('pg').Pool} pool
+ * @property {Promise<boolean>} schemaReady
+ * @property {AbortSignal} signal
+ */
+
+/**
  * The incremental router-log ingest on INGEST_SCHEDULE, once the schema is in place.
- * @param {import('./config.js').Config} config
- * @param {{ log: import('pino').Logger, prometheus: import('../exporters/prometheus.js').PrometheusSink, pool: import('pg').Pool, schemaReady: Promise<boolean>, signal: AbortSignal }} deps
+ * @param {import('./config/index.js').Config} config
+ * @param {RouterLogIngestDeps} deps
  */
 function startRouterLogIngest(config, { log, prometheus, pool, schemaReady, signal }) {
   const source = createRouterLogSource(config, { log });
   const job = createJob({
-    name: source.name, metrics: prometheus.self, log, signal,
+    name: source.name,
+    metrics: prometheus.self,
+    log,
+    signal,
     work: async (ctx) => {
       if (!(await schemaReady)) return { records: 0 };
-      const result = await ingestIncrement(source, { now: ctx.now, delayMs: config.ingestDelayMs, lookbackMs: config.ingestLookbackMs, signal: ctx.signal },
-        { pool, metrics: prometheus, warn: ctx.warn });
+      const result = await ingestIncrement(
+        source,
+        { now: ctx.now, delayMs: config.ingestDelayMs, lookbackMs: config.ingestLookbackMs, signal: ctx.signal },
+        { pool, metrics: prometheus, warn: ctx.warn },
+      );
       prometheus.setIngestLag((Date.now() - Date.parse(/** @type {string} */ (result.to))) / 1000);
       // New router rows may complete the correlation of recent runs (the views are live; the counter is not).
       prometheus.setCorrelationCounts(await recentCorrelationCounts(pool, 24));
@@ -155,24 +184,29 @@ function startRouterLogIngest(config, { log, prometheus, pool, schemaReady, sign
  * @returns {Promise<boolean>} false only when shutdown came first
  */
 async function migrateUntilDone(pool, log, signal) {
-  for (let attempt = 0; !signal.aborted; attempt++) {
-    try {
-      const applied = await migrate(pool, log);
-      if (applied.length) log.info({ applied }, 'postgres: migrations applied');
-      return true;
-    } catch (err) {
-      const delayMs = backoffDelay(attempt, { ...DEFAULT_BACKOFF, baseDelayMs: 1000, maxDelayMs: 30_000 });
-      log.warn({ err, retryInMs: delayMs }, 'postgres: migration failed; retrying');
-      await sleep(delayMs, signal).catch(() => {});
-    }
+  try {
+    const applied = await retry(() => migrate(pool, log), {
+      backoff: { retries: Infinity, baseDelayMs: 1000, maxDelayMs: 30_000 },
+      signal,
+      onRetry: ({ err, delayMs }) => log.warn({ err, retryInMs: delayMs }, 'postgres: migration failed; retrying'),
+    });
+    if (applied.length) log.info({ applied }, 'postgres: migrations applied');
+    return true;
+  } catch (err) {
+    if (signal.aborted) return false;
+    throw err;
   }
-  return false;
 }
 
 /** @param {import('pg').Pool} pool */
 async function ping(pool) {
   try {
-    await Promise.race([pool.query('SELECT 1'), sleep(1500).then(() => { throw new Error('timeout'); })]);
+    await Promise.race([
+      pool.query('SELECT 1'),
+      sleep(1500).then(() => {
+        throw new Error('timeout');
+      }),
+    ]);
     return true;
   } catch {
     return false;

@@ -1,6 +1,7 @@
 // The load generator: a closed model (P requests always in flight), an open model (R requests per
 // second on a fixed schedule, latency measured from the scheduled send time, so a stalled server
 // is not hidden), or a fixed count. Every request is recorded; percentiles come from an HDR histogram.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { requestIdHeaders } from './ids.js';
 import { createStats } from './stats.js';
@@ -18,28 +19,35 @@ import { createStats } from './stats.js';
  * @property {number} parallel closed model: requests in flight
  * @property {number | undefined} rate open model: requests per second
  * @property {string} correlationHeader
- *
- * @typedef {object} LoadgenRequest
- * @property {string} correlationId
- * @property {Date} startedAt when the request was due (open model) or sent (closed model)
- * @property {number} durationMs
- * @property {number} status 0 when no response arrived
- * @property {string | null} error timeout, refused, reset, or the error code
+
  */
 
 /** @param {unknown} err */
 export function errorKind(err) {
   const e = /** @type {any} */ (err);
   const code = e?.code ?? e?.cause?.code;
-  if (e?.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
+  if (
+    e?.name === 'TimeoutError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  )
+    return 'timeout';
   if (code === 'ECONNREFUSED') return 'refused';
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'reset';
   return String(code ?? e?.name ?? 'error').toLowerCase();
 }
 
 /**
+ * @typedef {object} LoadHooks
+ * @property {(request: import('../core/types.js').LoadgenRequest) => void | Promise<void>} record
+ * @property {AbortSignal} [signal]
+ * @property {(stats: import('./stats.js').Stats, elapsedMs: number) => void} [onProgress]
+ */
+
+/**
  * @param {LoadOptions} options
- * @param {{ record: (request: LoadgenRequest) => void | Promise<void>, signal?: AbortSignal, onProgress?: (stats: import('./stats.js').Stats, elapsedMs: number) => void }} hooks
+ * @param {LoadHooks} hooks
  */
 export async function generateLoad(options, hooks) {
   const target = new URL(options.url);
@@ -52,7 +60,10 @@ export async function generateLoad(options, hooks) {
   const wallAt = (/** @type {number} */ t) => new Date(wallStart + (t - clockStart));
   let sent = 0;
   const deadline = options.durationMs !== undefined ? clockStart + options.durationMs : Infinity;
-  const more = () => !hooks.signal?.aborted && (options.requests === undefined || sent < options.requests) && performance.now() < deadline;
+  const more = () =>
+    !hooks.signal?.aborted &&
+    (options.requests === undefined || sent < options.requests) &&
+    performance.now() < deadline;
 
   /**
    * One request through undici's dispatch API: about 25 % more requests per second than
@@ -62,16 +73,30 @@ export async function generateLoad(options, hooks) {
   function send(idHeaders) {
     return new Promise((resolve, reject) => {
       let status = 0;
-      pool.dispatch({
-        path, method: /** @type {any} */ (options.method), headers: { ...options.headers, ...idHeaders }, body: options.body,
-        headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs,
-      }, {
-        onConnect() {},
-        onHeaders(statusCode) { status = statusCode; return true; },
-        onData() { return true; },
-        onComplete() { resolve(status); },
-        onError: reject,
-      });
+      pool.dispatch(
+        {
+          path,
+          method: /** @type {any} */ (options.method),
+          headers: { ...options.headers, ...idHeaders },
+          body: options.body,
+          headersTimeout: options.timeoutMs,
+          bodyTimeout: options.timeoutMs,
+        },
+        {
+          onConnect() {},
+          onHeaders(statusCode) {
+            status = statusCode;
+            return true;
+          },
+          onData() {
+            return true;
+          },
+          onComplete() {
+            resolve(status);
+          },
+          onError: reject,
+        },
+      );
     });
   }
 
@@ -89,10 +114,19 @@ export async function generateLoad(options, hooks) {
     }
     const durationMs = performance.now() - dueAt;
     stats.record(durationMs, status, error);
-    await hooks.record({ correlationId: id, startedAt: wallAt(dueAt), durationMs, status, error });
+    await hooks.record({
+      kind: 'loadgen_request',
+      correlationId: id,
+      startedAt: wallAt(dueAt),
+      durationMs,
+      status,
+      error,
+    });
   }
 
-  const progress = hooks.onProgress ? setInterval(() => hooks.onProgress?.(stats, performance.now() - clockStart), 1000) : undefined;
+  const progress = hooks.onProgress
+    ? setInterval(() => hooks.onProgress?.(stats, performance.now() - clockStart), 1000)
+    : undefined;
   try {
     if (options.rate) {
       // Open model: request i is due at start + i / rate, whether or not earlier ones returned.
@@ -104,7 +138,7 @@ export async function generateLoad(options, hooks) {
         if (dueAt >= deadline) break;
         // Never early: timers may fire up to a millisecond before their time.
         for (let wait = dueAt - performance.now(); wait > 0; wait = dueAt - performance.now()) {
-          await new Promise((r) => setTimeout(r, Math.max(1, wait)));
+          await sleep(Math.max(1, wait));
         }
         const p = one(dueAt).finally(() => inFlight.delete(p));
         inFlight.add(p);
@@ -112,9 +146,11 @@ export async function generateLoad(options, hooks) {
       await Promise.all(inFlight);
     } else {
       // Closed model: P workers, each sends its next request when its last one returned.
-      await Promise.all(Array.from({ length: options.parallel }, async () => {
-        while (more()) await one(performance.now());
-      }));
+      await Promise.all(
+        Array.from({ length: options.parallel }, async () => {
+          while (more()) await one(performance.now());
+        }),
+      );
     }
   } finally {
     clearInterval(progress);

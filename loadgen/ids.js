@@ -1,6 +1,7 @@
 // One fresh 128-bit id per request, sent in every form the router side can pick up (ARCHITECTURE.md,
 // "Correlation ids"): X-Correlation-Id (UUID), W3C traceparent, and B3 trace + span ids.
 import crypto from 'node:crypto';
+import { uuidFromHex32 } from '../core/ids.js';
 
 // Random bytes drawn 64 KiB at a time: one randomFillSync per request took 7 % of the load
 // generator's CPU (bench/loadgen.bench.js profile).
@@ -23,7 +24,7 @@ export function requestIdHeaders(correlationHeader) {
   const bytes = randomBytes24();
   const trace = bytes.subarray(0, 16).toString('hex');
   const span = bytes.subarray(16, 24).toString('hex');
-  const id = `${trace.slice(0, 8)}-${trace.slice(8, 12)}-${trace.slice(12, 16)}-${trace.slice(16, 20)}-${trace.slice(20)}`;
+  const id = uuidFromHex32(trace);
   return {
     id,
     headers: {

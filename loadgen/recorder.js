@@ -1,45 +1,38 @@
-// Writes every load-generator request to PostgreSQL while the run goes on, in COPY batches: a
-// crash loses at most the batch being filled, and memory stays flat however long the run.
-import { LOADGEN_REQUESTS, copyLine, copyNew } from '../exporters/postgres.js';
+// Writes every load-generator request to PostgreSQL while the run goes on, through the same
+// buffered sink as the collector's samples: batches of `batchSize` or every second, so a crash
+// loses at most the batch being filled, and memory stays flat however long the run.
+import { createPostgresSink } from '../exporters/postgres/sink.js';
 
 /**
- * @param {{ pool: import('pg').Pool, runId: number, worker: string, batchSize?: number, flushIntervalMs?: number }} options
+ * @param {object} options
+ * @param {import('pg').Pool} options.pool
+ * @param {import('pino').Logger} options.log
+ * @param {number} options.runId
+ * @param {string} options.worker
+ * @param {number} [options.batchSize]
+ * @param {number} [options.flushIntervalMs]
  */
-export function createRecorder({ pool, runId, worker, batchSize = 2000, flushIntervalMs = 1000 }) {
-  /** @type {string[]} */
-  let batch = [];
-  /** @type {Promise<void>} */
-  let writing = Promise.resolve();
-  let written = 0;
-  /** @type {Error | undefined} */
-  let failed;
-
-  const flush = () => {
-    if (!batch.length) return writing;
-    const lines = batch;
-    batch = [];
-    writing = writing.then(async () => {
-      // Every id is fresh (128 random bits), so no row can exist yet: a plain COPY.
-      await copyNew(pool, LOADGEN_REQUESTS, lines);
-      written += lines.length;
-    }).catch((err) => { failed ??= err; });
-    return writing;
-  };
-  const timer = setInterval(() => { void flush(); }, flushIntervalMs);
-  timer.unref();
-
+export function createRecorder({ pool, log, runId, worker, batchSize = 2000, flushIntervalMs = 1000 }) {
+  // The producer waits instead of dropping, so the buffer never holds much more than one batch.
+  const sink = createPostgresSink({ pool, log, maxBuffered: Infinity, batchRows: batchSize, flushIntervalMs });
   return {
-    /** @param {import('./generate.js').LoadgenRequest} request */
+    /** @param {import('../core/types.js').LoadgenRequest} request */
     async record(request) {
-      batch.push(copyLine(LOADGEN_REQUESTS, { ...request, runId, worker }));
-      // Waiting for the previous write when a batch is full keeps memory bounded.
-      if (batch.length >= batchSize) await flush();
+      request.runId = runId;
+      request.worker = worker;
+      sink.write([request]);
+      // A full batch waits for the write before it (one batch in flight, one filling).
+      if (sink.pending - sink.writing >= batchSize) await sink.flush({ wait: true });
     },
     async close() {
-      clearInterval(timer);
-      await flush();
-      if (failed) throw new Error(`loadgen: writing requests to PostgreSQL failed: ${failed.message}`, { cause: failed });
+      await sink.close();
+      if (sink.pending > 0) {
+        const reason = sink.lastError?.message ?? 'unknown error';
+        throw new Error(`loadgen: ${sink.pending} requests could not be written to PostgreSQL: ${reason}`);
+      }
     },
-    get written() { return written; },
+    get written() {
+      return sink.written;
+    },
   };
 }

@@ -4,7 +4,11 @@ import * as hdr from 'hdr-histogram-js';
 
 export function createStats() {
   // Microseconds from 1 us to 1 h, 3 significant digits: a percentile is off by at most 0.1 %.
-  const histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
+  const histogram = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
   let count = 0;
   let sum = 0;
   let sumSquares = 0;
@@ -24,13 +28,28 @@ export function createStats() {
       if (status) statuses.set(status, (statuses.get(status) ?? 0) + 1);
       if (error) errors.set(error, (errors.get(error) ?? 0) + 1);
     },
-    get count() { return count; },
-    get errorCount() { let n = 0; for (const v of errors.values()) n += v; for (const [s, v] of statuses) if (s >= 500) n += v; return n; },
+    get count() {
+      return count;
+    },
+    get errorCount() {
+      let n = 0;
+      for (const v of errors.values()) n += v;
+      for (const [s, v] of statuses) if (s >= 500) n += v;
+      return n;
+    },
     /** @param {number} p 0..100 @returns {number} ms */
-    percentile(p) { return count ? histogram.getValueAtPercentile(p) / 1000 : 0; },
-    get meanMs() { return count ? sum / count : 0; },
-    get stddevMs() { return count > 1 ? Math.sqrt(Math.max(0, (sumSquares - (sum * sum) / count) / (count - 1))) : 0; },
-    get maxMs() { return max; },
+    percentile(p) {
+      return count ? histogram.getValueAtPercentile(p) / 1000 : 0;
+    },
+    get meanMs() {
+      return count ? sum / count : 0;
+    },
+    get stddevMs() {
+      return count > 1 ? Math.sqrt(Math.max(0, (sumSquares - (sum * sum) / count) / (count - 1))) : 0;
+    },
+    get maxMs() {
+      return max;
+    },
     statuses,
     errors,
   };

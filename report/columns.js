@@ -59,7 +59,10 @@ export const RUN_COLUMNS = [
 /** @param {unknown} value @param {Column} column */
 export function formatValue(value, column) {
   if (value === null || value === undefined || (typeof value === 'number' && !Number.isFinite(value))) return '';
-  if (column.key === 'meta' && typeof value === 'object') return Object.entries(value).map(([k, v]) => `${k}=${v}`).join(' ');
+  if (column.key === 'meta' && typeof value === 'object')
+    return Object.entries(value)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
   if (column.digits === undefined || typeof value !== 'number') return String(value);
   return (value * (column.scale ?? 1)).toFixed(column.digits);
 }

@@ -5,7 +5,8 @@ import { fitUsl, MIN_POINTS, UslError } from './usl.js';
 
 /**
  * @typedef {Record<string, any>} Row
- * @typedef {{ key: string, by: 'parallel' | 'instances' | null, points: Array<{ n: number, throughput: number, runId: number }>,
+ * @typedef {{ key: string, by: 'parallel' | 'instances' | null,
+ *   points: Array<{ n: number, throughput: number, runId: number }>,
  *   fit: import('./usl.js').UslFit | null, message: string | null }} Scaling
  * @typedef {object} Comparison
  * @property {string} generatedAt ISO time
@@ -25,7 +26,8 @@ function numbers(row) {
   const out = {};
   for (const [key, value] of Object.entries(row)) {
     if (value instanceof Date) out[key] = value.toISOString();
-    else if (Array.isArray(value)) out[key] = value.map((v) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v));
+    else if (Array.isArray(value))
+      out[key] = value.map((v) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v));
     else out[key] = value;
   }
   return out;
@@ -85,15 +87,29 @@ function missingDataNotes(run) {
   const notes = [];
   const name = `run ${run.run_id} (${run.label})`;
   if (!run.requests) {
-    notes.push(`${name}: no load-generator requests in its window; record them with \`paasmon loadgen --run ${run.run_id} --url ...\``);
+    notes.push(
+      `${name}: no load-generator requests in its window; ` +
+        `record them with \`paasmon loadgen --run ${run.run_id} --url ...\``,
+    );
   } else if (!run.router_records) {
-    notes.push(`${name}: no router records matched its requests, so the router and breakdown columns are empty; ingest the gorouter logs with \`paasmon ingest\` (or \`paasmon ingest --file\`), then check \`paasmon correlate --run ${run.run_id}\``);
+    notes.push(
+      `${name}: no router records matched its requests, so the router and breakdown columns are empty; ` +
+        'ingest the gorouter logs with `paasmon ingest` (or `paasmon ingest --file`), ' +
+        `then check \`paasmon correlate --run ${run.run_id}\``,
+    );
   }
   if (!run.cpu_polls) {
-    notes.push(`${name}: no instance samples of app ${run.app_name ?? '(none)'} in its window, so the CPU and memory columns are empty; run \`paasmon collect\` (CF_APPS including the app) while the run goes on`);
+    notes.push(
+      `${name}: no instance samples of app ${run.app_name ?? '(none)'} in its window, ` +
+        'so the CPU and memory columns are empty; ' +
+        'run `paasmon collect` (CF_APPS including the app) while the run goes on',
+    );
   }
   if (run.cpu_polls && !(run.instances && run.cores_per_instance)) {
-    notes.push(`${name}: no --instances or --cores-per-instance, so CPU capacity and utilisation are empty; give them to \`paasmon run start\``);
+    notes.push(
+      `${name}: no --instances or --cores-per-instance, so CPU capacity and utilisation are empty; ` +
+        'give them to `paasmon run start`',
+    );
   }
   return notes;
 }
@@ -110,10 +126,19 @@ export function scalingFits(runs, scaleBy) {
     groups.set(key, [...(groups.get(key) ?? []), run]);
   }
   return [...groups].map(([key, members]) => {
-    const distinct = (/** @type {string} */ column) => new Set(members.map((m) => m[column]).filter((v) => v != null)).size;
+    const distinct = (/** @type {string} */ column) =>
+      new Set(members.map((m) => m[column]).filter((v) => v != null)).size;
     const measured = members.filter((m) => m.throughput_rps != null).length;
     if (measured < MIN_POINTS) {
-      return { key, by: null, points: [], fit: null, message: `no scalability fit: the Universal Scalability Law needs at least ${MIN_POINTS} runs with a throughput, got ${measured}` };
+      return {
+        key,
+        by: null,
+        points: [],
+        fit: null,
+        message:
+          `no scalability fit: the Universal Scalability Law needs at least ${MIN_POINTS} runs ` +
+          `with a throughput, got ${measured}`,
+      };
     }
     /** @type {'parallel' | 'instances' | null} */
     let by = scaleBy === 'auto' ? null : scaleBy;
@@ -122,12 +147,14 @@ export function scalingFits(runs, scaleBy) {
       else if (distinct('instances') > 1 && distinct('parallel') <= 1) by = 'instances';
     }
     if (by === null) {
-      const message = distinct('parallel') > 1
-        ? 'both parallel requests and instances vary: choose the load with --scale-by parallel|instances'
-        : 'the load (parallel requests, instances) does not vary between these runs';
+      const message =
+        distinct('parallel') > 1
+          ? 'both parallel requests and instances vary: choose the load with --scale-by parallel|instances'
+          : 'the load (parallel requests, instances) does not vary between these runs';
       return { key, by, points: [], fit: null, message };
     }
-    const points = members.filter((m) => m[by] != null && m.throughput_rps != null)
+    const points = members
+      .filter((m) => m[by] != null && m.throughput_rps != null)
       .map((m) => ({ n: Number(m[by]), throughput: Number(m.throughput_rps), runId: Number(m.run_id) }));
     try {
       return { key, by, points, fit: fitUsl(points), message: null };

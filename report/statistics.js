@@ -44,6 +44,6 @@ export function confidenceInterval(values, level = 0.95) {
   return {
     n: values.length,
     mean: mean(values),
-    halfWidth: sd === null ? null : studentT(values.length - 1, level) * sd / Math.sqrt(values.length),
+    halfWidth: sd === null ? null : (studentT(values.length - 1, level) * sd) / Math.sqrt(values.length),
   };
 }

@@ -13,7 +13,11 @@ export function peakRssMb(pid) {
 export async function exitWithPeakRss(cli) {
   let peak = 0;
   const timer = setInterval(() => {
-    try { peak = Math.max(peak, peakRssMb(/** @type {number} */ (cli.child.pid))); } catch { /* exited */ }
+    try {
+      peak = Math.max(peak, peakRssMb(/** @type {number} */ (cli.child.pid)));
+    } catch {
+      /* exited */
+    }
   }, 100);
   const exit = await cli.exited;
   clearInterval(timer);

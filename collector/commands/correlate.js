@@ -1,10 +1,10 @@
-import { correlationCounts } from '../correlate.js';
-import { formatTable } from '../format.js';
-import { withMigratedDatabase } from '../../exporters/database.js';
-import { numberFlag } from './run.js';
+import { correlationCounts } from '../../exporters/postgres/queries/correlation.js';
+import { formatTable } from './format.js';
+import { withMigratedDatabase } from '../../exporters/postgres/database.js';
+import { numberFlag } from './flags.js';
 
 /**
- * @param {import('../config.js').Config} config
+ * @param {import('../config/index.js').Config} config
  * @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx
  * @param {{ run?: string }} flags
  */
@@ -16,9 +16,21 @@ export function correlateCommand(config, { log, out }, flags) {
       out(`run ${runId} does not exist`);
       return 1;
     }
-    out(formatTable(['run', 'label', 'loadgen requests', 'matched', 'loadgen only', 'router only', 'matched %'],
-      counts.map((c) => [String(c.run_id), c.label, String(c.requests), String(c.matched), String(c.loadgen_only), String(c.router_only),
-        c.requests ? ((100 * c.matched) / c.requests).toFixed(2) : '-']), new Set([0, 2, 3, 4, 5, 6])));
+    out(
+      formatTable(
+        ['run', 'label', 'loadgen requests', 'matched', 'loadgen only', 'router only', 'matched %'],
+        counts.map((c) => [
+          String(c.run_id),
+          c.label,
+          String(c.requests),
+          String(c.matched),
+          String(c.loadgen_only),
+          String(c.router_only),
+          c.requests ? ((100 * c.matched) / c.requests).toFixed(2) : '-',
+        ]),
+        new Set([0, 2, 3, 4, 5, 6]),
+      ),
+    );
     return 0;
   });
 }

@@ -1,7 +1,8 @@
-import { migrate, openDatabase } from '../../exporters/database.js';
+import { openDatabase } from '../../exporters/postgres/database.js';
+import { migrate } from '../../exporters/postgres/migrate.js';
 
 /**
- * @param {import('../config.js').Config} config
+ * @param {import('../config/index.js').Config} config
  * @param {{ log: import('pino').Logger, out: (line: string) => void }} deps
  */
 export async function migrateCommand(config, { log, out }) {

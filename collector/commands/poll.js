@@ -1,14 +1,15 @@
-import { requireCloudController } from '../config.js';
-import { createPoller } from '../schedule.js';
+import { requireCloudController } from '../config/index.js';
+import { createPoller } from '../pipeline/poller.js';
 import { createCloudControllerSource } from '../sources/cloud-controller/index.js';
-import { migrate, openDatabase } from '../../exporters/database.js';
-import { createPostgresSink } from '../../exporters/postgres.js';
+import { openDatabase } from '../../exporters/postgres/database.js';
+import { migrate } from '../../exporters/postgres/migrate.js';
+import { createPostgresSink } from '../../exporters/postgres/sink.js';
 import { createPrometheusSink } from '../../exporters/prometheus.js';
-import { formatInstanceTable } from '../format.js';
+import { formatInstanceTable } from './format.js';
 
 /**
  * One Cloud Controller poll now: samples written to PostgreSQL and printed as a table.
- * @param {import('../config.js').Config} config
+ * @param {import('../config/index.js').Config} config
  * @param {{ log: import('pino').Logger, out: (line: string) => void }} deps
  * @returns {Promise<number>} exit code
  */
@@ -32,7 +33,10 @@ export async function pollCommand(config, { log, out }) {
       out(`${postgres.pending} samples could not be written to PostgreSQL: ${postgres.lastError?.message}`);
       return 1;
     }
-    out(`${outcome.records.length} samples written at ${outcome.records[0]?.ts.toISOString() ?? '-'} (${Math.round(outcome.durationMs)} ms, ${source.client.requests} requests)`);
+    out(
+      `${outcome.records.length} samples written at ${outcome.records[0]?.ts.toISOString() ?? '-'} ` +
+        `(${Math.round(outcome.durationMs)} ms, ${source.client.requests} requests)`,
+    );
     return 0;
   } finally {
     await source.close?.();

@@ -7,6 +7,10 @@ import { RUN_COLUMNS } from '../columns.js';
 /** @param {import('../comparison.js').Comparison} comparison */
 export function renderCsv(comparison) {
   // meta as its JSON text; every other value as stored.
-  return stringify(comparison.runs.map((run) => RUN_COLUMNS.map((c) => (c.key === 'meta' ? JSON.stringify(run.meta ?? {}) : run[c.key] ?? ''))),
-    { header: true, columns: RUN_COLUMNS.map((c) => c.key) });
+  return stringify(
+    comparison.runs.map((run) =>
+      RUN_COLUMNS.map((c) => (c.key === 'meta' ? JSON.stringify(run.meta ?? {}) : (run[c.key] ?? ''))),
+    ),
+    { header: true, columns: RUN_COLUMNS.map((c) => c.key) },
+  );
 }

@@ -16,20 +16,33 @@ th { background: #f3f3f3; text-align: left; } .note { color: #8a4b00; }
 /** @param {import('./sections.js').Table} table */
 function htmlTable(table) {
   const head = `<tr>${table.header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`;
-  const body = table.rows.map((row) => `<tr>${row.map((cell, i) => (table.numeric[i]
-    ? `<td class="n">${escapeHtml(cell)}</td>` : `<td>${escapeHtml(cell)}</td>`)).join('')}</tr>`).join('\n');
+  const body = table.rows
+    .map(
+      (row) =>
+        `<tr>${row
+          .map((cell, i) =>
+            table.numeric[i] ? `<td class="n">${escapeHtml(cell)}</td>` : `<td>${escapeHtml(cell)}</td>`,
+          )
+          .join('')}</tr>`,
+    )
+    .join('\n');
   return `<h2>${escapeHtml(table.title)}</h2>\n<table>\n${head}\n${body}\n</table>`;
 }
 
 /** @param {import('../comparison.js').Comparison} comparison */
 export function renderHtml(comparison) {
   const sections = comparisonSections(comparison);
-  const figures = reportCharts(comparison).map((c) => `<figure data-chart="${escapeHtml(c.id)}" data-points="${c.points}">
+  const figures = reportCharts(comparison).map(
+    (c) => `<figure data-chart="${escapeHtml(c.id)}" data-points="${c.points}">
 <figcaption>${escapeHtml(c.title)}</figcaption>
 ${c.svg ?? `<p class="note">${escapeHtml(c.empty ?? '')}</p>`}
-</figure>`);
-  const texts = [sections.scaling, sections.notes].filter((t) => t.lines.length)
-    .map((t) => `<h2>${escapeHtml(t.title)}</h2>\n<ul>${t.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('\n')}</ul>`);
+</figure>`,
+  );
+  const texts = [sections.scaling, sections.notes]
+    .filter((t) => t.lines.length)
+    .map(
+      (t) => `<h2>${escapeHtml(t.title)}</h2>\n<ul>${t.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('\n')}</ul>`,
+    );
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -40,7 +53,8 @@ ${c.svg ?? `<p class="note">${escapeHtml(c.empty ?? '')}</p>`}
 </head>
 <body>
 <h1>Run comparison</h1>
-<p>Runs ${comparison.runs.map((r) => escapeHtml(String(r.run_id))).join(', ')}; generated ${escapeHtml(comparison.generatedAt)}.</p>
+<p>Runs ${comparison.runs.map((r) => escapeHtml(String(r.run_id))).join(', ')};
+generated ${escapeHtml(comparison.generatedAt)}.</p>
 ${figures.join('\n')}
 ${texts.join('\n')}
 ${sections.tables.map(htmlTable).join('\n')}

@@ -7,14 +7,17 @@ import { comparisonSections } from './sections.js';
 /** @param {string} text */
 export function escapeMarkdown(text) {
   // Backslashes first: escape-html's entities (&#39;) must not be escaped again.
-  return escapeHtml(text.replace(/[\\`*_{}[\]()#+!|~-]/g, (c) => `\\${c}`))
-    .replace(/\r\n|\r|\n/g, '<br>');
+  return escapeHtml(text.replace(/[\\`*_{}[\]()#+!|~-]/g, (c) => `\\${c}`)).replace(/\r\n|\r|\n/g, '<br>');
 }
 
 /** @param {import('./sections.js').Table} table */
 function markdownTable(table) {
   const row = (/** @type {string[]} */ cells) => `| ${cells.map(escapeMarkdown).join(' | ')} |`;
-  return [row(table.header), `|${table.numeric.map((n) => (n ? '---:' : ':---')).join('|')}|`, ...table.rows.map(row)].join('\n');
+  return [
+    row(table.header),
+    `|${table.numeric.map((n) => (n ? '---:' : ':---')).join('|')}|`,
+    ...table.rows.map(row),
+  ].join('\n');
 }
 
 /** @param {import('../comparison.js').Comparison} comparison */
@@ -23,7 +26,8 @@ export function renderMarkdown(comparison) {
   const blocks = [`# Run comparison\n\nGenerated ${comparison.generatedAt}.`];
   for (const table of sections.tables) blocks.push(`## ${table.title}\n\n${markdownTable(table)}`);
   for (const text of [sections.scaling, sections.notes]) {
-    if (text.lines.length) blocks.push(`## ${text.title}\n\n${text.lines.map((l) => `- ${escapeMarkdown(l)}`).join('\n')}`);
+    if (text.lines.length)
+      blocks.push(`## ${text.title}\n\n${text.lines.map((l) => `- ${escapeMarkdown(l)}`).join('\n')}`);
   }
   return `${blocks.join('\n\n')}\n`;
 }

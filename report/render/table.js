@@ -7,15 +7,24 @@ import { comparisonSections } from './sections.js';
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** @param {string} text */
-export const printable = (text) => text.replace(CONTROL,
-  (c) => ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const printable = (text) =>
+  text.replace(
+    CONTROL,
+    (c) => ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 /** @param {import('./sections.js').Table} table */
 function alignedTable(table) {
   const cells = [table.header, ...table.rows].map((row) => row.map(printable));
   const widths = table.header.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
-  return cells.map((row) => row.map((cell, i) => (table.numeric[i] ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
-    .join('  ').trimEnd()).join('\n');
+  return cells
+    .map((row) =>
+      row
+        .map((cell, i) => (table.numeric[i] ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** @param {import('../comparison.js').Comparison} comparison */

@@ -2,24 +2,48 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import pino from 'pino';
-import { loadConfig } from '../../collector/config.js';
-import { SourceError } from '../../collector/errors.js';
+import { loadConfig } from '../../collector/config/index.js';
+import { SourceError } from '../../core/errors.js';
 import { createCloudControllerSource } from '../../collector/sources/cloud-controller/index.js';
-import { OTHER_SPACE_GUID, SPACE_GUID, makeApp, makeApps, noFaults, startCfSimulator } from '../support/cf-simulator.js';
+import {
+  OTHER_SPACE_GUID,
+  SPACE_GUID,
+  makeApp,
+  makeApps,
+  noFaults,
+  startCfSimulator,
+} from '../support/cf-simulator.js';
 
 const FAST_BACKOFF = { retries: 4, baseDelayMs: 20, maxDelayMs: 100 };
 const silent = pino({ level: 'silent' });
 
 /** @param {Awaited<ReturnType<typeof startCfSimulator>>} sim @param {Record<string, string>} [env] */
 function sourceFor(sim, env = {}) {
-  const config = loadConfig({ CF_API: sim.url, CF_USERNAME: 'admin', CF_PASSWORD: 'admin-secret', CF_APPS: 'app-0,app-1,mixed', CF_TIMEOUT: '2s', ...env });
+  const config = loadConfig({
+    CF_API: sim.url,
+    CF_USERNAME: 'admin',
+    CF_PASSWORD: 'admin-secret',
+    CF_APPS: 'app-0,app-1,mixed',
+    CF_TIMEOUT: '2s',
+    ...env,
+  });
   return createCloudControllerSource(config, { log: silent, backoff: FAST_BACKOFF });
 }
 
 function context() {
   /** @type {Array<{ reason: string, detail: string }>} */
   const warnings = [];
-  return { warnings, ctx: { signal: new AbortController().signal, log: silent, now: new Date('2026-11-22T10:00:00Z'), warn: (/** @type {string} */ reason, /** @type {string} */ detail) => { warnings.push({ reason, detail }); } } };
+  return {
+    warnings,
+    ctx: {
+      signal: new AbortController().signal,
+      log: silent,
+      now: new Date('2026-11-22T10:00:00Z'),
+      warn: (/** @type {string} */ reason, /** @type {string} */ detail) => {
+        warnings.push({ reason, detail });
+      },
+    },
+  };
 }
 
 /**
@@ -28,34 +52,59 @@ function context() {
  * @param {import('../support/cf-simulator.js').AppSpec[]} apps @param {{ v2?: boolean }} [options]
  */
 function expectedFromSpecs(apps, options = {}) {
-  return apps.flatMap((a) => a.processes.flatMap((p) => p.instances.map((inst, index) => {
-    const running = inst.state === 'RUNNING';
-    return {
-      app: a.name, index, state: inst.state,
-      cpuPercent: running ? /** @type {number} */ (inst.cpu) * 100 : null,
-      memBytes: running ? inst.mem : null,
-      memQuotaBytes: inst.state === 'DOWN' || (inst.state === 'STARTING' && !options.v2) ? null : p.memoryMb * 1048576,
-    };
-  })));
+  return apps.flatMap((a) =>
+    a.processes.flatMap((p) =>
+      p.instances.map((inst, index) => {
+        const running = inst.state === 'RUNNING';
+        return {
+          app: a.name,
+          index,
+          state: inst.state,
+          cpuPercent: running ? /** @type {number} */ (inst.cpu) * 100 : null,
+          memBytes: running ? inst.mem : null,
+          memQuotaBytes:
+            inst.state === 'DOWN' || (inst.state === 'STARTING' && !options.v2) ? null : p.memoryMb * 1048576,
+        };
+      }),
+    ),
+  );
 }
 
-/** @param {import('../../collector/types.js').InstanceSample[]} samples */
-const summary = (samples) => samples.map((s) => ({ app: s.appName, index: s.instanceIndex, state: s.state, cpuPercent: s.cpuPercent, memBytes: s.memBytes, memQuotaBytes: s.memQuotaBytes }));
+/** @param {import('../../core/types.js').InstanceSample[]} samples */
+const summary = (samples) =>
+  samples.map((s) => ({
+    app: s.appName,
+    index: s.instanceIndex,
+    state: s.state,
+    cpuPercent: s.cpuPercent,
+    memBytes: s.memBytes,
+    memQuotaBytes: s.memQuotaBytes,
+  }));
 
 describe('cloud-controller source', () => {
   /** @type {Awaited<ReturnType<typeof startCfSimulator>>} */
   let sim;
   const apps = [
     ...makeApps(2, 3),
-    makeApp('mixed', [{ state: 'RUNNING', cpu: 2.5, cpuEntitlement: 1.25, mem: 500_000_000, disk: 1e8, uptime: 9 }, { state: 'STARTING' }, { state: 'DOWN' }]),
+    makeApp('mixed', [
+      { state: 'RUNNING', cpu: 2.5, cpuEntitlement: 1.25, mem: 500_000_000, disk: 1e8, uptime: 9 },
+      { state: 'STARTING' },
+      { state: 'DOWN' },
+    ]),
     makeApp('idle', []),
     makeApp('app-0', [{ state: 'RUNNING', cpu: 0.9, mem: 1 }], { spaceGuid: OTHER_SPACE_GUID }),
   ];
   const watched = apps.slice(0, 3);
 
-  before(async () => { sim = await startCfSimulator({ apps, clients: { 'paasmon-client': 'client-secret' } }); });
-  after(async () => { await sim.close(); });
-  beforeEach(() => { Object.assign(sim.faults, noFaults()); });
+  before(async () => {
+    sim = await startCfSimulator({ apps, clients: { 'paasmon-client': 'client-secret' } });
+  });
+  after(async () => {
+    await sim.close();
+  });
+  beforeEach(() => {
+    Object.assign(sim.faults, noFaults());
+  });
 
   it('polls every instance of the watched apps with the right values', async () => {
     const source = sourceFor(sim, { CF_SPACE_GUID: SPACE_GUID });
@@ -63,6 +112,7 @@ describe('cloud-controller source', () => {
     const samples = await source.poll(ctx);
     assert.deepEqual(summary(samples), expectedFromSpecs(watched));
     assert.deepEqual(warnings, []);
+    assert.ok(samples.length > 0);
     assert.ok(samples.every((s) => s.ts.getTime() === ctx.now.getTime()));
     await source.close?.();
   });
@@ -72,7 +122,10 @@ describe('cloud-controller source', () => {
     const { ctx, warnings } = context();
     const samples = await source.poll(ctx);
     assert.equal(new Set(samples.map((s) => s.appGuid)).size, 2);
-    assert.deepEqual(warnings.map((w) => w.reason), ['ambiguous_app_name']);
+    assert.deepEqual(
+      warnings.map((w) => w.reason),
+      ['ambiguous_app_name'],
+    );
   });
 
   it('watches every app of a space when only CF_SPACE_GUID is set, skipping processes with 0 instances', async () => {
@@ -88,7 +141,10 @@ describe('cloud-controller source', () => {
     const { ctx, warnings } = context();
     const samples = await source.poll(ctx);
     assert.deepEqual([...new Set(samples.map((s) => s.appName))], ['app-1']);
-    assert.deepEqual(warnings.map((w) => w.detail), [`app "nope" not found in space ${SPACE_GUID}`]);
+    assert.deepEqual(
+      warnings.map((w) => w.detail),
+      [`app "nope" not found in space ${SPACE_GUID}`],
+    );
   });
 
   it('follows pagination to the end with pages of one', async () => {
@@ -99,7 +155,13 @@ describe('cloud-controller source', () => {
 
   it('uses client credentials when CF_CLIENT_ID is set', async () => {
     const grants = sim.counters.grants.client_credentials ?? 0;
-    const source = sourceFor(sim, { CF_USERNAME: '', CF_PASSWORD: '', CF_CLIENT_ID: 'paasmon-client', CF_CLIENT_SECRET: 'client-secret', CF_SPACE_GUID: SPACE_GUID });
+    const source = sourceFor(sim, {
+      CF_USERNAME: '',
+      CF_PASSWORD: '',
+      CF_CLIENT_ID: 'paasmon-client',
+      CF_CLIENT_SECRET: 'client-secret',
+      CF_SPACE_GUID: SPACE_GUID,
+    });
     assert.equal((await source.poll(context().ctx)).length, 9);
     assert.equal(sim.counters.grants.client_credentials, grants + 1);
   });
@@ -131,7 +193,11 @@ describe('cloud-controller source', () => {
     await source.poll(context().ctx);
     Object.assign(sim.faults, { statsUnavailable: 2, serverErrors: 1, dropConnections: 2 });
     assert.deepEqual(summary(await source.poll(context().ctx)), expectedFromSpecs(watched));
-    assert.equal(sim.faults.statsUnavailable + sim.faults.serverErrors + sim.faults.dropConnections, 0, 'every fault was hit');
+    assert.equal(
+      sim.faults.statsUnavailable + sim.faults.serverErrors + sim.faults.dropConnections,
+      0,
+      'every fault was hit',
+    );
   });
 
   it('times out slow answers and retries them', async () => {
@@ -150,8 +216,18 @@ describe('cloud-controller source', () => {
     const source = sourceFor(sim, { CF_APPS: 'app-0', CF_SPACE_GUID: SPACE_GUID });
     const { ctx, warnings } = context();
     const samples = await source.poll(ctx);
-    assert.deepEqual(samples.map((s) => [s.state, s.cpuPercent, s.memBytes, s.memQuotaBytes]), [['RUNNING', null, null, null], ['RUNNING', null, null, null], ['RUNNING', null, null, null]]);
-    assert.deepEqual(warnings.map((w) => w.reason), ['stats_unavailable', 'stats_unavailable', 'stats_unavailable']);
+    assert.deepEqual(
+      samples.map((s) => [s.state, s.cpuPercent, s.memBytes, s.memQuotaBytes]),
+      [
+        ['RUNNING', null, null, null],
+        ['RUNNING', null, null, null],
+        ['RUNNING', null, null, null],
+      ],
+    );
+    assert.deepEqual(
+      warnings.map((w) => w.reason),
+      ['stats_unavailable', 'stats_unavailable', 'stats_unavailable'],
+    );
   });
 
   it('keeps the samples it got when some stats calls fail for good', async () => {
@@ -185,14 +261,28 @@ describe('cloud-controller source', () => {
     const v3source = sourceFor(sim, { CF_SPACE_GUID: SPACE_GUID });
     const before = { ...sim.counters.byPath };
     await v3source.poll(context().ctx);
-    assert.ok(Object.keys(sim.counters.byPath).every((p) => !p.startsWith('/v2/') || sim.counters.byPath[p] === before[p]), 'v3 API: no v2 calls');
+    assert.ok(
+      Object.keys(sim.counters.byPath).every((p) => !p.startsWith('/v2/') || sim.counters.byPath[p] === before[p]),
+      'v3 API: no v2 calls',
+    );
   });
 
   it('fails clearly on refused credentials and on an unreachable API', async () => {
     const bad = sourceFor(sim, { CF_PASSWORD: 'wrong' });
-    await assert.rejects(bad.poll(context().ctx), { name: 'SourceError', reason: 'auth', message: /UAA refused the password grant \(unauthorized: Bad credentials\)/ });
+    await assert.rejects(bad.poll(context().ctx), {
+      name: 'SourceError',
+      reason: 'auth',
+      message: /UAA refused the password grant \(unauthorized: Bad credentials\)/,
+    });
     const config = loadConfig({ CF_API: 'http://127.0.0.1:9', CF_USERNAME: 'a', CF_PASSWORD: 'b', CF_APPS: 'x' });
-    const down = createCloudControllerSource(config, { log: silent, backoff: { retries: 1, baseDelayMs: 10, maxDelayMs: 10 } });
-    await assert.rejects(down.poll(context().ctx), { name: 'SourceError', reason: 'network', message: /GET \/ failed: ECONNREFUSED/ });
+    const down = createCloudControllerSource(config, {
+      log: silent,
+      backoff: { retries: 1, baseDelayMs: 10, maxDelayMs: 10 },
+    });
+    await assert.rejects(down.poll(context().ctx), {
+      name: 'SourceError',
+      reason: 'network',
+      message: /GET \/ failed: ECONNREFUSED/,
+    });
   });
 });

@@ -11,7 +11,11 @@ import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 import { startGorouterStandin } from '../support/gorouter-standin.js';
 
-/** percentile_cont: linear interpolation between the values at ranks floor and ceil of p * (n - 1). @param {number[]} sorted @param {number} p */
+/**
+ * percentile_cont: linear interpolation between the values at ranks floor and ceil of p * (n - 1).
+ * @param {number[]} sorted
+ * @param {number} p
+ */
 function percentileCont(sorted, p) {
   const position = p * (sorted.length - 1);
   const lower = Math.floor(position);
@@ -35,7 +39,9 @@ describe('correlation end to end', () => {
   before(async () => {
     db = await startTestDatabase();
     for (let i = 0; i < 2; i++) {
-      const app = http.createServer((req, res) => setTimeout(() => res.writeHead(req.url === '/fail' ? 500 : 200).end('hello'), 2 + (i * 3)));
+      const app = http.createServer((req, res) =>
+        setTimeout(() => res.writeHead(req.url === '/fail' ? 500 : 200).end('hello'), 2 + i * 3),
+      );
       app.keepAliveTimeout = 30_000;
       app.listen(0, '127.0.0.1');
       await once(app, 'listening');
@@ -43,22 +49,52 @@ describe('correlation end to end', () => {
     }
     router = await startGorouterStandin({
       backends: apps.map((a) => `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (a.address()).port}`),
-      appGuid, host: 'shop.apps.example.com', logFile, extraHeaders: ['X-Correlation-Id'],
+      appGuid,
+      host: 'shop.apps.example.com',
+      logFile,
+      extraHeaders: ['X-Correlation-Id'],
     });
   });
   after(async () => {
     await router.close();
-    for (const app of apps) { app.closeAllConnections(); app.close(); }
+    for (const app of apps) {
+      app.closeAllConnections();
+      app.close();
+    }
     await db.stop();
   });
 
   it('matches every request, keeps e2e >= router time, and summarises the run exactly', async () => {
     const env = { DATABASE_URL: db.url };
-    const start = await runCli(['run', 'start', '--label', 'nodejs 2 instances', '--app', 'shop', '--instances', '2', '--cores-per-instance', '1', '--parallel', '8', '--impl', 'nodejs'], env);
+    const start = await runCli(
+      [
+        'run',
+        'start',
+        '--label',
+        'nodejs 2 instances',
+        '--app',
+        'shop',
+        '--instances',
+        '2',
+        '--cores-per-instance',
+        '1',
+        '--parallel',
+        '8',
+        '--impl',
+        'nodejs',
+      ],
+      env,
+    );
     const runId = Number(start.stdout.trim());
     // Two workers joining one run, as two Cloud Foundry instances would.
-    const workers = await Promise.all([0, 1].map((i) => runCli(['loadgen', '--url', `${router.url}/items`, '--requests', '400', '--parallel', '4', '--run', String(runId)],
-      { ...env, CF_INSTANCE_INDEX: String(i) })));
+    const workers = await Promise.all(
+      [0, 1].map((i) =>
+        runCli(
+          ['loadgen', '--url', `${router.url}/items`, '--requests', '400', '--parallel', '4', '--run', String(runId)],
+          { ...env, CF_INSTANCE_INDEX: String(i) },
+        ),
+      ),
+    );
     for (const w of workers) assert.equal(w.code, 0, w.stderr);
     const stop = await runCli(['run', 'stop', String(runId)], env);
     assert.equal(stop.code, 0);
@@ -66,38 +102,73 @@ describe('correlation end to end', () => {
 
     // CPU of the app during the run, two instances per poll, as the Cloud Controller poll stores it.
     const run = (await db.query('SELECT started_at, ended_at FROM test_runs WHERE id = $1', [runId])).rows[0];
-    const polls = [0.25, 0.5, 0.75].map((f) => new Date(run.started_at.getTime() + f * (run.ended_at.getTime() - run.started_at.getTime())));
-    const cpu = [[40, 35], [90, 80], [60, 70]];
+    const polls = [0.25, 0.5, 0.75].map(
+      (f) => new Date(run.started_at.getTime() + f * (run.ended_at.getTime() - run.started_at.getTime())),
+    );
+    const cpu = [
+      [40, 35],
+      [90, 80],
+      [60, 70],
+    ];
     for (const [p, ts] of polls.entries()) {
       for (const index of [0, 1]) {
-        await db.query(`INSERT INTO instance_samples (ts, app_guid, app_name, process_type, instance_index, state, cpu_percent, mem_bytes)
-          VALUES ($1, $2, 'shop', 'web', $3, 'RUNNING', $4, $5)`, [ts, appGuid, index, cpu[p][index], 100_000_000 + index]);
+        await db.query(
+          `INSERT INTO instance_samples (ts, app_guid, app_name, process_type, instance_index, state, cpu_percent, mem_bytes)
+          VALUES ($1, $2, 'shop', 'web', $3, 'RUNNING', $4, $5)`,
+          [ts, appGuid, index, cpu[p][index], 100_000_000 + index],
+        );
       }
     }
     // Outside the run: must not count.
-    await db.query(`INSERT INTO instance_samples (ts, app_guid, app_name, process_type, instance_index, state, cpu_percent, mem_bytes)
-      VALUES ($1, $2, 'shop', 'web', 0, 'RUNNING', 400, 1)`, [new Date(run.started_at.getTime() - 60_000), appGuid]);
+    await db.query(
+      `INSERT INTO instance_samples (ts, app_guid, app_name, process_type, instance_index, state, cpu_percent, mem_bytes)
+      VALUES ($1, $2, 'shop', 'web', 0, 'RUNNING', 400, 1)`,
+      [new Date(run.started_at.getTime() - 60_000), appGuid],
+    );
 
     const ingest = await runCli(['ingest', '--file', logFile, '--app', 'shop'], env);
     assert.equal(ingest.code, 0, ingest.stderr);
     assert.match(ingest.stdout, /^800 router requests read from .*, 800 new rows; skipped: none$/m);
 
     const correlate = await runCli(['correlate', '--run', String(runId)], env);
-    assert.match(correlate.stdout, new RegExp(`^\\s*${runId}  nodejs 2 instances\\s+800\\s+800\\s+0\\s+0\\s+100\\.00$`, 'm'));
+    assert.match(
+      correlate.stdout,
+      new RegExp(`^\\s*${runId}  nodejs 2 instances\\s+800\\s+800\\s+0\\s+0\\s+100\\.00$`, 'm'),
+    );
 
-    const joined = (await db.query('SELECT e2e_ms, router_ms, overhead_ms, app_index FROM correlated_requests WHERE run_id = $1', [runId])).rows;
+    const joined = (
+      await db.query('SELECT e2e_ms, router_ms, overhead_ms, app_index FROM correlated_requests WHERE run_id = $1', [
+        runId,
+      ])
+    ).rows;
     assert.equal(joined.length, 800);
     for (const r of joined) {
-      assert.ok(r.e2e_ms >= r.router_ms, `the client sees at least what the router measured (${r.e2e_ms} < ${r.router_ms})`);
+      assert.ok(
+        r.e2e_ms >= r.router_ms,
+        `the client sees at least what the router measured (${r.e2e_ms} < ${r.router_ms})`,
+      );
       close(r.overhead_ms, r.e2e_ms - r.router_ms, 'overhead_ms');
     }
     assert.deepEqual(new Set(joined.map((r) => r.app_index)), new Set([0, 1]));
-    const workersSeen = (await db.query('SELECT worker, count(*)::int AS n FROM loadgen_requests WHERE run_id = $1 GROUP BY worker ORDER BY worker', [runId])).rows;
-    assert.deepEqual(workersSeen, [{ worker: 'instance-0', n: 400 }, { worker: 'instance-1', n: 400 }]);
+    const workersSeen = (
+      await db.query(
+        'SELECT worker, count(*)::int AS n FROM loadgen_requests WHERE run_id = $1 GROUP BY worker ORDER BY worker',
+        [runId],
+      )
+    ).rows;
+    assert.deepEqual(workersSeen, [
+      { worker: 'instance-0', n: 400 },
+      { worker: 'instance-1', n: 400 },
+    ]);
 
     // Independent computation from the raw rows.
-    const raw = (await db.query(`SELECT l.started_at, l.duration_ms, l.status, r.response_time_ms FROM loadgen_requests l
-      JOIN router_requests r ON r.correlation_id = l.correlation_id WHERE l.run_id = $1`, [runId])).rows;
+    const raw = (
+      await db.query(
+        `SELECT l.started_at, l.duration_ms, l.status, r.response_time_ms FROM loadgen_requests l
+      JOIN router_requests r ON r.correlation_id = l.correlation_id WHERE l.run_id = $1`,
+        [runId],
+      )
+    ).rows;
     const e2e = raw.map((r) => r.duration_ms).sort((a, b) => a - b);
     const routerMs = raw.map((r) => r.response_time_ms).sort((a, b) => a - b);
     const mean = e2e.reduce((a, b) => a + b, 0) / e2e.length;

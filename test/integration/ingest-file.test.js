@@ -9,22 +9,37 @@ import { expectedRow } from '../support/router-docs.js';
 
 const CAPTURE = new URL('../fixtures/router-logs/cf-logs-recent.txt', import.meta.url);
 /** @type {import('../support/router-docs.js').TruthRequest[]} */
-const truth = JSON.parse(fs.readFileSync(new URL('../fixtures/router-logs/cf-logs-recent.expected.json', import.meta.url), 'utf8'));
+const truth = JSON.parse(
+  fs.readFileSync(new URL('../fixtures/router-logs/cf-logs-recent.expected.json', import.meta.url), 'utf8'),
+);
 
 describe('paasmon ingest --file', () => {
   /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
   let db;
-  before(async () => { db = await startTestDatabase(); });
-  after(async () => { await db.stop(); });
+  before(async () => {
+    db = await startTestDatabase();
+  });
+  after(async () => {
+    await db.stop();
+  });
 
-  const rows = async () => (await db.query(`SELECT to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at,
-      app_name, app_guid, app_index, status, response_time_ms, gorouter_time_ms, correlation_id, vcap_request_id FROM router_requests ORDER BY vcap_request_id`)).rows;
+  const rows = async () =>
+    (
+      await db.query(`SELECT to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at,
+      app_name, app_guid, app_index, status, response_time_ms, gorouter_time_ms, correlation_id, vcap_request_id FROM router_requests ORDER BY vcap_request_id`)
+    ).rows;
 
   it('stores every RTR line of a capture with exact values, skips the rest by reason, and is idempotent', async () => {
     const result = await runCli(['ingest', '--file', CAPTURE.pathname, '--app', 'shop'], { DATABASE_URL: db.url });
     assert.equal(result.code, 0, result.stderr);
-    assert.equal(result.stdout.trim(), `12 router requests read from ${CAPTURE.pathname}, 12 new rows; skipped: not_gorouter=1, not_rtr=4, truncated=1`);
-    assert.deepEqual(await rows(), truth.map(expectedRow).sort((a, b) => a.vcap_request_id.localeCompare(b.vcap_request_id)));
+    assert.equal(
+      result.stdout.trim(),
+      `12 router requests read from ${CAPTURE.pathname}, 12 new rows; skipped: not_gorouter=1, not_rtr=4, truncated=1`,
+    );
+    assert.deepEqual(
+      await rows(),
+      truth.map(expectedRow).sort((a, b) => a.vcap_request_id.localeCompare(b.vcap_request_id)),
+    );
     const again = await runCli(['ingest', '--file', CAPTURE.pathname, '--app', 'shop'], { DATABASE_URL: db.url });
     assert.match(again.stdout, /12 router requests read from .*, 0 new rows/);
     assert.equal((await rows()).length, 12);
@@ -42,9 +57,14 @@ describe('paasmon ingest --file', () => {
 
   it('reads stdin with --file -', async () => {
     await db.query('TRUNCATE router_requests');
-    const child = spawn(CLI, ['ingest', '--file', '-', '--app', 'shop'], { env: childEnv({ DATABASE_URL: db.url }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(CLI, ['ingest', '--file', '-', '--app', 'shop'], {
+      env: childEnv({ DATABASE_URL: db.url }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
-    child.stdout.on('data', (d) => { stdout += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
     fs.createReadStream(CAPTURE).pipe(child.stdin);
     const code = await new Promise((resolve) => child.on('close', resolve));
     assert.equal(code, 0);
@@ -53,7 +73,10 @@ describe('paasmon ingest --file', () => {
   });
 
   it('exits 2 on a bad window and when there is nothing to read from', async () => {
-    const bad = await runCli(['ingest', '--from', 'yesterday', '--to', 'now'], { DATABASE_URL: db.url, SEARCH_URL: 'http://127.0.0.1:9' });
+    const bad = await runCli(['ingest', '--from', 'yesterday', '--to', 'now'], {
+      DATABASE_URL: db.url,
+      SEARCH_URL: 'http://127.0.0.1:9',
+    });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--from must be an ISO 8601 time with a zone/);
     const none = await runCli(['ingest'], { DATABASE_URL: db.url });

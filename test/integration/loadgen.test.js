@@ -25,7 +25,10 @@ async function startApp(behave) {
   return {
     url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/work`,
     seen,
-    async close() { server.closeAllConnections(); server.close(); },
+    async close() {
+      server.closeAllConnections();
+      server.close();
+    },
   };
 }
 
@@ -34,8 +37,13 @@ describe('paasmon run and loadgen', () => {
   let db;
   /** @type {Record<string, string>} */
   let env;
-  before(async () => { db = await startTestDatabase(); env = { DATABASE_URL: db.url }; });
-  after(async () => { await db.stop(); });
+  before(async () => {
+    db = await startTestDatabase();
+    env = { DATABASE_URL: db.url };
+  });
+  after(async () => {
+    await db.stop();
+  });
 
   /** @param {string[]} args */
   const newRun = async (args = []) => {
@@ -44,15 +52,50 @@ describe('paasmon run and loadgen', () => {
     return Number(result.stdout.trim());
   };
   /** @param {number} run */
-  const rows = async (run) => (await db.query('SELECT correlation_id, started_at, duration_ms, status, error, worker FROM loadgen_requests WHERE run_id = $1', [run])).rows;
+  const rows = async (run) =>
+    (
+      await db.query(
+        'SELECT correlation_id, started_at, duration_ms, status, error, worker FROM loadgen_requests WHERE run_id = $1',
+        [run],
+      )
+    ).rows;
 
   it('registers, lists and stops runs with their parameters', async () => {
-    const id = await newRun(['--instances', '3', '--parallel', '16', '--round', '2', '--impl', 'java', '--cores-per-instance', '4', '--meta', 'heap=512m', 'gc=g1']);
+    const id = await newRun([
+      '--instances',
+      '3',
+      '--parallel',
+      '16',
+      '--round',
+      '2',
+      '--impl',
+      'java',
+      '--cores-per-instance',
+      '4',
+      '--meta',
+      'heap=512m',
+      'gc=g1',
+    ]);
     const row = (await db.query('SELECT * FROM test_runs WHERE id = $1', [id])).rows[0];
-    assert.deepEqual([row.label, row.app_name, row.instances, row.parallel, row.round, row.implementation, row.cores_per_instance, row.meta, row.ended_at],
-      ['test', 'shop', 3, 16, 2, 'java', 4, { heap: '512m', gc: 'g1' }, null]);
+    assert.deepEqual(
+      [
+        row.label,
+        row.app_name,
+        row.instances,
+        row.parallel,
+        row.round,
+        row.implementation,
+        row.cores_per_instance,
+        row.meta,
+        row.ended_at,
+      ],
+      ['test', 'shop', 3, 16, 2, 'java', 4, { heap: '512m', gc: 'g1' }, null],
+    );
     const list = await runCli(['run', 'list'], env);
-    assert.match(list.stdout, new RegExp(`^\\s*${id}  test\\s+shop\\s+java\\s+3\\s+16\\s+2\\s+4 .* gc=g1 heap=512m$`, 'm'));
+    assert.match(
+      list.stdout,
+      new RegExp(`^\\s*${id}  test\\s+shop\\s+java\\s+3\\s+16\\s+2\\s+4 .* gc=g1 heap=512m$`, 'm'),
+    );
     assert.equal((await runCli(['run', 'stop', String(id)], env)).stdout.trim(), `run ${id} stopped`);
     assert.ok((await db.query('SELECT ended_at FROM test_runs WHERE id = $1', [id])).rows[0].ended_at instanceof Date);
     const again = await runCli(['run', 'stop', String(id)], env);
@@ -65,7 +108,24 @@ describe('paasmon run and loadgen', () => {
   it('sends one fresh id per request in every form and records exact counts and statuses', async () => {
     const app = await startApp((n) => ({ status: n % 10 === 0 ? 500 : n % 7 === 0 ? 404 : 200 }));
     const run = await newRun();
-    const result = await runCli(['loadgen', '--url', app.url, '--requests', '300', '--parallel', '6', '--run', String(run), '--worker', 'w1', '-H', 'X-Test: yes'], env);
+    const result = await runCli(
+      [
+        'loadgen',
+        '--url',
+        app.url,
+        '--requests',
+        '300',
+        '--parallel',
+        '6',
+        '--run',
+        String(run),
+        '--worker',
+        'w1',
+        '-H',
+        'X-Test: yes',
+      ],
+      env,
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.equal(app.seen.length, 300);
     const ids = new Set();
@@ -95,19 +155,45 @@ describe('paasmon run and loadgen', () => {
   it('records timeouts and refused connections as status 0 with their kind, and fails the checks', async () => {
     const app = await startApp((n) => (n % 4 === 0 ? { hang: true } : {}));
     const run = await newRun();
-    const result = await runCli(['loadgen', '--url', app.url, '--requests', '40', '--parallel', '4', '--timeout', '300ms', '--run', String(run), '--max-error-ratio', '0.1'], env);
+    const result = await runCli(
+      [
+        'loadgen',
+        '--url',
+        app.url,
+        '--requests',
+        '40',
+        '--parallel',
+        '4',
+        '--timeout',
+        '300ms',
+        '--run',
+        String(run),
+        '--max-error-ratio',
+        '0.1',
+      ],
+      env,
+    );
     assert.equal(result.code, 1, 'error ratio 0.25 > 0.1');
     assert.match(result.stdout, /FAILED: error ratio 0\.2500 > --max-error-ratio 0\.1/);
     const stored = await rows(run);
     assert.equal(stored.filter((r) => r.status === 0 && r.error === 'timeout').length, 10);
-    assert.ok(stored.filter((r) => r.error === 'timeout').every((r) => r.duration_ms >= 299), 'timed out after the 300 ms (timers may fire up to 1 ms early)');
+    assert.ok(
+      stored.filter((r) => r.error === 'timeout').every((r) => r.duration_ms >= 299),
+      'timed out after the 300 ms (timers may fire up to 1 ms early)',
+    );
     await app.close();
 
     const closed = await freePort();
     const refusedRun = await newRun();
-    const refused = await runCli(['loadgen', '--url', `http://127.0.0.1:${closed}/`, '--requests', '5', '--run', String(refusedRun)], env);
+    const refused = await runCli(
+      ['loadgen', '--url', `http://127.0.0.1:${closed}/`, '--requests', '5', '--run', String(refusedRun)],
+      env,
+    );
     assert.equal(refused.code, 0);
-    assert.deepEqual((await rows(refusedRun)).map((r) => [r.status, r.error]), Array(5).fill([0, 'refused']));
+    assert.deepEqual(
+      (await rows(refusedRun)).map((r) => [r.status, r.error]),
+      Array(5).fill([0, 'refused']),
+    );
     assert.match(refused.stdout, /refused: 5/);
   });
 
@@ -115,14 +201,20 @@ describe('paasmon run and loadgen', () => {
     const app = await startApp(() => ({ delayMs: 20 }));
     const run = await newRun();
     const started = Date.now();
-    const result = await runCli(['loadgen', '--url', app.url, '--duration', '1s', '--parallel', '4', '--run', String(run), '--max-p95', '5'], env);
+    const result = await runCli(
+      ['loadgen', '--url', app.url, '--duration', '1s', '--parallel', '4', '--run', String(run), '--max-p95', '5'],
+      env,
+    );
     assert.equal(result.code, 1);
     assert.match(result.stdout, /FAILED: p95 \d+\.\d+ ms > --max-p95 5 ms/);
     const stored = await rows(run);
     assert.ok(stored.length > 20, `${stored.length} requests`);
     const firstSent = Math.min(...stored.map((r) => r.started_at.getTime()));
     const lastSent = Math.max(...stored.map((r) => r.started_at.getTime()));
-    assert.ok(firstSent >= started - 5 && lastSent - firstSent <= 1000, `every request was sent within the 1 s (${lastSent - firstSent} ms)`);
+    assert.ok(
+      firstSent >= started - 5 && lastSent - firstSent <= 1000,
+      `every request was sent within the 1 s (${lastSent - firstSent} ms)`,
+    );
     await app.close();
   });
 
@@ -135,7 +227,10 @@ describe('paasmon run and loadgen', () => {
       return { delayMs: now >= stallFrom.at && now < stallFrom.at + 1000 ? stallFrom.at + 1000 - now : 0 };
     });
     const run = await newRun();
-    const result = await runCli(['loadgen', '--url', app.url, '--rate', '100', '--duration', '3s', '--connections', '1', '--run', String(run)], env);
+    const result = await runCli(
+      ['loadgen', '--url', app.url, '--rate', '100', '--duration', '3s', '--connections', '1', '--run', String(run)],
+      env,
+    );
     assert.equal(result.code, 0, result.stderr);
     const durations = (await rows(run)).map((r) => r.duration_ms).sort((a, b) => a - b);
     assert.ok(durations.length >= 290 && durations.length <= 300, `${durations.length} requests at 100/s for 3 s`);
@@ -151,17 +246,42 @@ describe('paasmon run and loadgen', () => {
     const workers = [0, 1].map((i) => startCli(['worker'], { ...env, CF_INSTANCE_INDEX: String(i) }));
     try {
       await waitFor(() => workers.every((w) => w.output.stderr.includes('waiting for runs')), { what: 'workers idle' });
-      const counts = async (/** @type {number} */ run) => (await db.query('SELECT worker, count(*)::int AS n FROM loadgen_requests WHERE run_id = $1 GROUP BY worker ORDER BY worker', [run])).rows;
+      const counts = async (/** @type {number} */ run) =>
+        (
+          await db.query(
+            'SELECT worker, count(*)::int AS n FROM loadgen_requests WHERE run_id = $1 GROUP BY worker ORDER BY worker',
+            [run],
+          )
+        ).rows;
       const first = await newRun(['--meta', `url=${app.url}`, 'requests=100', 'parallel=2']);
-      await waitFor(async () => JSON.stringify(await counts(first)) === JSON.stringify([{ worker: 'instance-0', n: 100 }, { worker: 'instance-1', n: 100 }]), { what: 'both workers drove run 1' });
+      await waitFor(
+        async () =>
+          JSON.stringify(await counts(first)) ===
+          JSON.stringify([
+            { worker: 'instance-0', n: 100 },
+            { worker: 'instance-1', n: 100 },
+          ]),
+        { what: 'both workers drove run 1' },
+      );
       await runCli(['run', 'stop', String(first)], env);
       const second = await newRun(['--meta', `url=${app.url}`, 'requests=30', 'parallel=3']);
-      await waitFor(async () => JSON.stringify(await counts(second)) === JSON.stringify([{ worker: 'instance-0', n: 30 }, { worker: 'instance-1', n: 30 }]), { what: 'both workers drove run 2' });
+      await waitFor(
+        async () =>
+          JSON.stringify(await counts(second)) ===
+          JSON.stringify([
+            { worker: 'instance-0', n: 30 },
+            { worker: 'instance-1', n: 30 },
+          ]),
+        { what: 'both workers drove run 2' },
+      );
       assert.equal(app.seen.length, 260);
     } finally {
       for (const w of workers) w.child.kill('SIGTERM');
       const exits = await Promise.all(workers.map((w) => w.exited));
-      assert.deepEqual(exits, [{ code: 0, signal: null }, { code: 0, signal: null }]);
+      assert.deepEqual(exits, [
+        { code: 0, signal: null },
+        { code: 0, signal: null },
+      ]);
       await app.close();
     }
   });
@@ -169,14 +289,20 @@ describe('paasmon run and loadgen', () => {
   it('a killed load generator loses at most one batch', async () => {
     const app = await startApp(() => ({}));
     const run = await newRun();
-    const loadgen = startCli(['loadgen', '--url', app.url, '--duration', '30s', '--parallel', '4', '--run', String(run)], env);
+    const loadgen = startCli(
+      ['loadgen', '--url', app.url, '--duration', '30s', '--parallel', '4', '--run', String(run)],
+      env,
+    );
     await waitFor(async () => (await rows(run)).length > 2000, { timeoutMs: 30_000, what: 'some batches written' });
     await new Promise((r) => setTimeout(r, 700));
     loadgen.child.kill('SIGKILL');
     await loadgen.exited;
     const sent = app.seen.length;
     const stored = (await rows(run)).length;
-    assert.ok(sent - stored <= 2000 + 4, `sent ${sent}, stored ${stored}: lost ${sent - stored}, at most one batch (2000) and the requests in flight`);
+    assert.ok(
+      sent - stored <= 2000 + 4,
+      `sent ${sent}, stored ${stored}: lost ${sent - stored}, at most one batch (2000) and the requests in flight`,
+    );
     await app.close();
   });
 });

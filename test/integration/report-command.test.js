@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { parse } from 'csv-parse/sync';
-import { migrate } from '../../exporters/database.js';
+import { migrate } from '../../exporters/postgres/migrate.js';
 import { uslThroughput } from '../../report/usl.js';
 import { findChromium, launchChromium } from '../support/chromium.js';
 import { runCli } from '../support/cli.js';
@@ -39,19 +39,48 @@ before(async () => {
   const base = Date.parse('2026-05-01T08:00:00Z');
   for (const [i, n] of LOADS.entries()) {
     const throughput = uslThroughput(200, 0.05, 0.01, n);
-    scaling.push(await seedRun(db.query, {
-      label: 'nodejs scaling', app: 'shop', implementation: 'nodejs', instances: 1, coresPerInstance: 1, parallel: n,
-      start: new Date(base + i * 600_000), spanS: 20, successful: Math.round(throughput * 20), serverErrors: n, timeouts: 1,
-      durationSql: `${((1000 * n) / throughput).toFixed(3)} + (i % 7) * 0.1`, cpuPolls: [10 + 6 * n, 8 + 6 * n], pollS: 2,
-      memMiBPerInstance: 100 + 5 * n,
-    }));
+    scaling.push(
+      await seedRun(db.query, {
+        label: 'nodejs scaling',
+        app: 'shop',
+        implementation: 'nodejs',
+        instances: 1,
+        coresPerInstance: 1,
+        parallel: n,
+        start: new Date(base + i * 600_000),
+        spanS: 20,
+        successful: Math.round(throughput * 20),
+        serverErrors: n,
+        timeouts: 1,
+        durationSql: `${((1000 * n) / throughput).toFixed(3)} + (i % 7) * 0.1`,
+        cpuPolls: [10 + 6 * n, 8 + 6 * n],
+        pollS: 2,
+        memMiBPerInstance: 100 + 5 * n,
+      }),
+    );
   }
   hostile = await seedRun(db.query, {
-    label: HOSTILE_LABEL, app: 'evil', implementation: 'java"<b>', instances: 2, coresPerInstance: 2, parallel: 3,
-    meta: HOSTILE_META, start: new Date(base + 10 * 600_000), spanS: 20, successful: 400, path: HOSTILE_PATH, cpuPolls: [120, 80], pollS: 2,
+    label: HOSTILE_LABEL,
+    app: 'evil',
+    implementation: 'java"<b>',
+    instances: 2,
+    coresPerInstance: 2,
+    parallel: 3,
+    meta: HOSTILE_META,
+    start: new Date(base + 10 * 600_000),
+    spanS: 20,
+    successful: 400,
+    path: HOSTILE_PATH,
+    cpuPolls: [120, 80],
+    pollS: 2,
   });
   missing = await seedRun(db.query, {
-    label: 'no router, no samples', app: 'bare', start: new Date(base + 11 * 600_000), spanS: 10, successful: 100, router: false,
+    label: 'no router, no samples',
+    app: 'bare',
+    start: new Date(base + 11 * 600_000),
+    spanS: 10,
+    successful: 100,
+    router: false,
   });
   await db.query('ANALYZE');
 });
@@ -63,18 +92,25 @@ after(async () => {
 
 const all = () => [...scaling, hostile, missing].join(',');
 /** @param {string[]} args */
-const report = (args) => runCli(['report', ...args], { DATABASE_URL: db.url, LOG_LEVEL: 'warn' }, { timeoutMs: 120_000 });
+const report = (args) =>
+  runCli(['report', ...args], { DATABASE_URL: db.url, LOG_LEVEL: 'warn' }, { timeoutMs: 120_000 });
 
 test('json: every run, the scalability fit through the scaling series, notes naming the missing data and its command', async () => {
   const { code, stdout, stderr } = await report(['--runs', all(), '--format', 'json']);
   assert.equal(code, 0, stderr);
   const comparison = JSON.parse(stdout);
-  assert.deepEqual(comparison.runs.map((/** @type {any} */ r) => r.run_id), [...scaling, hostile, missing]);
+  assert.deepEqual(
+    comparison.runs.map((/** @type {any} */ r) => r.run_id),
+    [...scaling, hostile, missing],
+  );
   const nodejs = comparison.scaling.find((/** @type {any} */ s) => s.key === 'nodejs');
   assert.equal(nodejs.by, 'parallel');
   assert.equal(nodejs.points.length, LOADS.length);
   // The seeded throughput follows X(N) = 200N / (1 + 0.05(N-1) + 0.01N(N-1)) up to rounding.
-  assert.ok(Math.abs(nodejs.fit.sigma - 0.05) < 0.01 && Math.abs(nodejs.fit.kappa - 0.01) < 0.002, JSON.stringify(nodejs.fit));
+  assert.ok(
+    Math.abs(nodejs.fit.sigma - 0.05) < 0.01 && Math.abs(nodejs.fit.kappa - 0.01) < 0.002,
+    JSON.stringify(nodejs.fit),
+  );
   assert.equal(nodejs.fit.peakN, Math.floor(Math.sqrt((1 - nodejs.fit.sigma) / nodejs.fit.kappa)));
   const java = comparison.scaling.find((/** @type {any} */ s) => s.key === 'java"<b>');
   assert.match(java.message, /at least 6 runs/);
@@ -90,8 +126,15 @@ test('json: every run, the scalability fit through the scaling series, notes nam
 test('table: units in the headings, runs side by side, control characters of data shown escaped', async () => {
   const { code, stdout, stderr } = await report(['--runs', all()]);
   assert.equal(code, 0, stderr);
-  for (const heading of ['throughput req/s', 'e2e p95 ms', 'CPU avg % of 1 core', 'req/min per CPU % (avg, table 7.2)',
-    'CPU utilised % of capacity (peak, table 7.1)', 'memory avg MiB']) assert.ok(stdout.includes(heading), heading);
+  for (const heading of [
+    'throughput req/s',
+    'e2e p95 ms',
+    'CPU avg % of 1 core',
+    'req/min per CPU % (avg, table 7.2)',
+    'CPU utilised % of capacity (peak, table 7.1)',
+    'memory avg MiB',
+  ])
+    assert.ok(stdout.includes(heading), heading);
   assert.match(stdout.split('\n')[1], new RegExp(`figure\\s+run ${scaling[0]}\\s+run ${scaling[1]}`));
   assert.ok(stdout.includes('/a "quoted", comma\\nnewline'), 'the newline of the path is shown as \\n');
   assert.match(stdout, /Missing data/);
@@ -104,11 +147,17 @@ test('md: hostile labels, meta values and paths come out inert and intact', asyn
   assert.ok(stdout.includes('&lt;script&gt;alert\\(1\\)&lt;/script&gt;'), stdout);
   assert.ok(stdout.includes('note=&lt;img src=x onerror=alert\\(2\\)&gt;'));
   const pathRow = stdout.split('\n').find((l) => l.includes('quoted'));
-  assert.equal(pathRow, `| ${hostile} | /a &quot;quoted&quot;, comma<br>newline | 320 | ${pathRow?.split(' | ')[3]} | ${pathRow?.split(' | ')[4]}`);
+  assert.equal(
+    pathRow,
+    `| ${hostile} | /a &quot;quoted&quot;, comma<br>newline | 320 | ${pathRow?.split(' | ')[3]} | ${pathRow?.split(' | ')[4]}`,
+  );
   // Every table row has as many cells as its heading: no | leaked out of a cell.
   for (const table of stdout.split('\n\n').filter((b) => b.startsWith('|'))) {
     const cells = table.split('\n').map((row) => row.split(/(?<!\\)\|/).length);
-    assert.ok(cells.every((n) => n === cells[0]), table);
+    assert.ok(
+      cells.every((n) => n === cells[0]),
+      table,
+    );
   }
 });
 
@@ -117,7 +166,16 @@ test('csv: stable column names, hostile strings come back intact when parsed', a
   assert.equal(code, 0, stderr);
   const rows = /** @type {Record<string, string>[]} */ (parse(stdout, { columns: true }));
   assert.equal(rows.length, 2);
-  for (const column of ['run_id', 'label', 'throughput_rps', 'e2e_p95_ms', 'cpu_percent_avg', 'cpu_utilization_percent', 'rpm_per_cpu_percent', 'meta']) {
+  for (const column of [
+    'run_id',
+    'label',
+    'throughput_rps',
+    'e2e_p95_ms',
+    'cpu_percent_avg',
+    'cpu_utilization_percent',
+    'rpm_per_cpu_percent',
+    'meta',
+  ]) {
     assert.ok(column in rows[0], column);
   }
   const evil = /** @type {Record<string, string>} */ (rows.find((r) => Number(r.run_id) === hostile));
@@ -148,7 +206,10 @@ test('--label selects the runs of a label; --out writes the file', async () => {
   const { code, stdout, stderr } = await report(['--label', 'nodejs scaling', '--format', 'csv', '--out', out]);
   assert.equal(code, 0, stderr);
   assert.match(stdout, /report of 6 runs written to .*scaling\.csv \(csv\)/);
-  assert.deepEqual(parse(fs.readFileSync(out, 'utf8'), { columns: true }).map((/** @type {any} */ r) => Number(r.run_id)), scaling);
+  assert.deepEqual(
+    parse(fs.readFileSync(out, 'utf8'), { columns: true }).map((/** @type {any} */ r) => Number(r.run_id)),
+    scaling,
+  );
 });
 
 // The axis names each chart must show (with units).
@@ -166,7 +227,9 @@ const AXES = {
 test('html: self-contained, opens offline in headless Chromium with every chart drawn, no script, no request', async (t) => {
   const executable = findChromium();
   if (!executable) {
-    console.error('\n*** CHROMIUM NOT INSTALLED (apt-get install chromium): the HTML report is NOT checked in a browser ***\n');
+    console.error(
+      '\n*** CHROMIUM NOT INSTALLED (apt-get install chromium): the HTML report is NOT checked in a browser ***\n',
+    );
     t.skip('chromium not installed');
     return;
   }
@@ -190,7 +253,10 @@ test('html: self-contained, opens offline in headless Chromium with every chart 
     'instance-cpu': json.instanceSeries.length,
     'instance-memory': json.instanceSeries.length,
   };
-  assert.ok(Object.values(expectedMarks).every((n) => n > 0), JSON.stringify(expectedMarks));
+  assert.ok(
+    Object.values(expectedMarks).every((n) => n > 0),
+    JSON.stringify(expectedMarks),
+  );
 
   const browser = await launchChromium(executable);
   try {
@@ -200,25 +266,41 @@ test('html: self-contained, opens offline in headless Chromium with every chart 
     /** @type {string[]} */
     const problems = [];
     page.on('request', (r) => requests.push(r.url()));
-    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
+    });
     page.on('pageerror', (e) => problems.push(String(e)));
     await page.goto(`file://${file}`, { waitUntil: 'load' });
-    const charts = await page.$$eval('figure[data-chart]', (figures) => figures.map((f) => {
-      const svg = f.querySelector('svg');
-      const box = svg?.getBoundingClientRect();
-      const marks = svg ? [...svg.querySelectorAll('[ecmeta_ssr_type="chart"]')]
-        .filter((m) => { const b = m.getBoundingClientRect(); return b.width > 0 && b.height > 0; }).length : 0;
-      return {
-        id: f.getAttribute('data-chart'), width: box?.width ?? 0, height: box?.height ?? 0, marks,
-        texts: svg ? [...svg.querySelectorAll('text')].map((x) => x.textContent) : [],
-      };
-    }));
+    const charts = await page.$$eval('figure[data-chart]', (figures) =>
+      figures.map((f) => {
+        const svg = f.querySelector('svg');
+        const box = svg?.getBoundingClientRect();
+        const marks = svg
+          ? [...svg.querySelectorAll('[ecmeta_ssr_type="chart"]')].filter((m) => {
+              const b = m.getBoundingClientRect();
+              return b.width > 0 && b.height > 0;
+            }).length
+          : 0;
+        return {
+          id: f.getAttribute('data-chart'),
+          width: box?.width ?? 0,
+          height: box?.height ?? 0,
+          marks,
+          texts: svg ? [...svg.querySelectorAll('text')].map((x) => x.textContent) : [],
+        };
+      }),
+    );
     for (const [id, axes] of Object.entries(AXES)) {
       const chart = charts.find((c) => c.id === id);
       assert.ok(chart, `chart ${id} present`);
       assert.ok(chart.width > 300 && chart.height > 200, `${id} drawn (${chart.width}x${chart.height})`);
-      for (const name of axes) assert.ok(chart.texts.includes(name), `${id}: axis "${name}" in ${JSON.stringify(chart.texts.slice(0, 40))}`);
-      assert.equal(chart.marks, expectedMarks[/** @type {keyof typeof expectedMarks} */ (id)], `${id}: one visible mark per measured value`);
+      for (const name of axes)
+        assert.ok(chart.texts.includes(name), `${id}: axis "${name}" in ${JSON.stringify(chart.texts.slice(0, 40))}`);
+      assert.equal(
+        chart.marks,
+        expectedMarks[/** @type {keyof typeof expectedMarks} */ (id)],
+        `${id}: one visible mark per measured value`,
+      );
     }
     assert.equal(problems.length, 0, problems.join('\n'));
     assert.deepEqual(requests, [`file://${file}`], 'nothing loaded but the file itself');

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import pino from 'pino';
 import { parse } from 'csv-parse/sync';
 import { compareRuns } from '../../collector/commands/report.js';
-import { migrate } from '../../exporters/database.js';
+import { migrate } from '../../exporters/postgres/migrate.js';
 import { QUERIES_DIR, runSqlQuery } from '../../exporters/postgres/queries/report.js';
 import { confidenceInterval, mean, percentile, stddevSample, studentT } from '../../report/statistics.js';
 import { startTestDatabase } from '../support/database.js';
@@ -27,20 +27,40 @@ before(async () => {
   db = await startTestDatabase();
   await migrate(db.pool, pino({ level: 'silent' }));
   const base = Date.parse('2026-03-01T12:00:00Z');
-  const round = (/** @type {number} */ r) => seedRun(db.query, {
-    label: 'java 2x1 core', app: 'shop', implementation: 'java', instances: 2, coresPerInstance: 1, parallel: 4, round: r,
-    start: new Date(base + r * 3_600_000), spanS: 100, successful: 1900 + 100 * r, serverErrors: 30 + r, timeouts: 10,
-    durationSql: `1 + (i * ${7919 + r} % 1000) / 50.0`, cpuPolls: [150 + r, 130, 170 - 2 * r, 140], memMiBPerInstance: 300 + r,
-    path: `/api/${r}`,
-  });
+  const round = (/** @type {number} */ r) =>
+    seedRun(db.query, {
+      label: 'java 2x1 core',
+      app: 'shop',
+      implementation: 'java',
+      instances: 2,
+      coresPerInstance: 1,
+      parallel: 4,
+      round: r,
+      start: new Date(base + r * 3_600_000),
+      spanS: 100,
+      successful: 1900 + 100 * r,
+      serverErrors: 30 + r,
+      timeouts: 10,
+      durationSql: `1 + (i * ${7919 + r} % 1000) / 50.0`,
+      cpuPolls: [150 + r, 130, 170 - 2 * r, 140],
+      memMiBPerInstance: 300 + r,
+      path: `/api/${r}`,
+    });
   rounds = [await round(1), await round(2), await round(3)];
   bare = await seedRun(db.query, {
-    label: 'no router, no samples', app: 'bare', start: new Date(base + 10 * 3_600_000), spanS: 30, successful: 300, router: false,
+    label: 'no router, no samples',
+    app: 'bare',
+    start: new Date(base + 10 * 3_600_000),
+    spanS: 30,
+    successful: 300,
+    router: false,
   });
   await db.query('ANALYZE');
 });
 
-after(async () => { await db?.stop(); });
+after(async () => {
+  await db?.stop();
+});
 
 /** @param {number[]} ids */
 const variables = (ids, trim = TRIM) => ({ runs: `{${ids.join(',')}}`, trim });
@@ -53,16 +73,22 @@ function close(actual, expected, what) {
 
 /** Raw rows of a run, times as epoch seconds; the window computed here, independently. @param {number} runId */
 async function independent(runId, trim = TRIM) {
-  const { rows: requests } = await db.query(`SELECT extract(epoch FROM l.started_at)::float8 AS t, l.duration_ms, l.status, l.error,
+  const { rows: requests } = await db.query(
+    `SELECT extract(epoch FROM l.started_at)::float8 AS t, l.duration_ms, l.status, l.error,
       x.response_time_ms, x.gorouter_time_ms
-    FROM loadgen_requests l LEFT JOIN router_requests x ON x.correlation_id = l.correlation_id WHERE l.run_id = $1`, [runId]);
+    FROM loadgen_requests l LEFT JOIN router_requests x ON x.correlation_id = l.correlation_id WHERE l.run_id = $1`,
+    [runId],
+  );
   const spanStart = Math.min(...requests.map((r) => r.t));
   const spanEnd = Math.max(...requests.map((r) => r.t + r.duration_ms / 1000));
   const from = spanStart + (spanEnd - spanStart) * trim;
   const to = spanEnd - (spanEnd - spanStart) * trim;
   const inWindow = requests.filter((r) => r.t >= from && r.t <= to);
-  const { rows: samples } = await db.query(`SELECT extract(epoch FROM s.ts)::float8 AS t, s.cpu_percent, s.mem_bytes
-    FROM instance_samples s JOIN test_runs r ON r.app_name = s.app_name WHERE r.id = $1`, [runId]);
+  const { rows: samples } = await db.query(
+    `SELECT extract(epoch FROM s.ts)::float8 AS t, s.cpu_percent, s.mem_bytes
+    FROM instance_samples s JOIN test_runs r ON r.app_name = s.app_name WHERE r.id = $1`,
+    [runId],
+  );
   /** @type {Map<number, { cpu: number, mem: number }>} */
   const polls = new Map();
   for (const s of samples.filter((s) => s.t >= from && s.t <= to)) {
@@ -75,13 +101,20 @@ async function independent(runId, trim = TRIM) {
 
 test('run_comparison: the steady window, counts, throughput, percentiles, stddev, router figures and CPU agree with the raw rows', async () => {
   const rows = await runSqlQuery(db.pool, 'run_comparison', variables([...rounds, bare]));
-  assert.deepEqual(rows.map((r) => Number(r.run_id)), [...rounds, bare]);
+  assert.deepEqual(
+    rows.map((r) => Number(r.run_id)),
+    [...rounds, bare],
+  );
   for (const row of rows.slice(0, 3)) {
     const x = await independent(Number(row.run_id));
     const durations = x.inWindow.map((r) => r.duration_ms);
     const successful = x.inWindow.filter((r) => r.status >= 1 && r.status <= 499).length;
-    assert.ok(x.inWindow.length < 0.85 * (await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [row.run_id])).rows[0].n,
-      'the window drops about a fifth of the requests');
+    assert.ok(
+      x.inWindow.length <
+        0.85 *
+          (await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [row.run_id])).rows[0].n,
+      'the window drops about a fifth of the requests',
+    );
     assert.equal(row.requests, x.inWindow.length);
     assert.equal(row.successful, successful);
     assert.equal(row.errors, x.inWindow.filter((r) => r.status === 0 || r.status >= 500).length);
@@ -91,7 +124,12 @@ test('run_comparison: the steady window, counts, throughput, percentiles, stddev
     close(row.throughput_rps, successful / x.windowS, 'throughput_rps');
     close(row.throughput_rpm, (60 * successful) / x.windowS, 'throughput_rpm');
     close(row.e2e_mean_ms, mean(durations), 'e2e mean');
-    for (const [column, p] of /** @type {const} */ ([['e2e_p50_ms', 0.5], ['e2e_p90_ms', 0.9], ['e2e_p95_ms', 0.95], ['e2e_p99_ms', 0.99]])) {
+    for (const [column, p] of /** @type {const} */ ([
+      ['e2e_p50_ms', 0.5],
+      ['e2e_p90_ms', 0.9],
+      ['e2e_p95_ms', 0.95],
+      ['e2e_p99_ms', 0.99],
+    ])) {
       close(row[column], percentile(durations, p), column);
     }
     close(row.e2e_max_ms, Math.max(...durations), 'e2e max');
@@ -106,18 +144,31 @@ test('run_comparison: the steady window, counts, throughput, percentiles, stddev
     close(row.cpu_percent_peak, Math.max(...x.polls.map((p) => p.cpu)), 'cpu peak');
     close(row.cpu_capacity_percent, 200, 'capacity: 2 instances x 1 core');
     close(row.cpu_utilization_percent, (100 * Math.max(...x.polls.map((p) => p.cpu))) / 200, 'utilisation');
-    close(row.rpm_per_cpu_percent, (60 * successful) / x.windowS / /** @type {number} */ (mean(x.polls.map((p) => p.cpu))), 'rpm per cpu %');
+    close(
+      row.rpm_per_cpu_percent,
+      (60 * successful) / x.windowS / /** @type {number} */ (mean(x.polls.map((p) => p.cpu))),
+      'rpm per cpu %',
+    );
     close(row.mem_bytes_avg, mean(x.polls.map((p) => p.mem)), 'memory avg');
   }
   const missing = rows[3];
   assert.equal(missing.requests, (await independent(bare)).inWindow.length);
-  assert.deepEqual([missing.router_records, missing.router_p50_ms, missing.cpu_polls, missing.cpu_percent_avg, missing.rpm_per_cpu_percent],
-    [0, null, 0, null, null]);
+  assert.deepEqual(
+    [
+      missing.router_records,
+      missing.router_p50_ms,
+      missing.cpu_polls,
+      missing.cpu_percent_avg,
+      missing.rpm_per_cpu_percent,
+    ],
+    [0, null, 0, null, null],
+  );
 });
 
 test('trim 0 keeps the whole run; the window moves with trim', async () => {
   const [whole] = await runSqlQuery(db.pool, 'run_comparison', variables([rounds[0]], 0));
-  const count = (await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [rounds[0]])).rows[0].n;
+  const count = (await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [rounds[0]]))
+    .rows[0].n;
   assert.equal(whole.requests, count);
   close(whole.window_s, 100, 'the seeded span');
   const [trimmed] = await runSqlQuery(db.pool, 'run_comparison', variables([rounds[0]], 0.25));
@@ -133,7 +184,11 @@ test('rounds: mean and Student-t 95 % confidence interval agree with an independ
     const ci = confidenceInterval(comparison.map((r) => r[key]));
     close(group[`${key}_mean`], ci.mean, `${key} mean`);
     // student_t_975 carries the t table to 6 decimals: the half-widths agree to 1e-6.
-    assert.ok(Math.abs(group[`${key}_ci95`] - /** @type {number} */ (ci.halfWidth)) <= 1e-6 * /** @type {number} */ (ci.halfWidth), key);
+    assert.ok(
+      Math.abs(group[`${key}_ci95`] - /** @type {number} */ (ci.halfWidth)) <=
+        1e-6 * /** @type {number} */ (ci.halfWidth),
+      key,
+    );
     assert.ok(group[`${key}_ci95`] > 0, key);
   }
   // The report computes the same rounds from its run rows.
@@ -149,7 +204,8 @@ test('rounds: mean and Student-t 95 % confidence interval agree with an independ
 test('student_t_975 agrees with the t distribution for 1..300 degrees of freedom', async () => {
   const { rows } = await db.query('SELECT df, student_t_975(df) AS t FROM generate_series(0, 300) df');
   assert.equal(rows[0].t, null);
-  for (const { df, t } of rows.slice(1)) assert.ok(Math.abs(t - studentT(df)) < 1e-6 * studentT(df), `df ${df}: ${t} vs ${studentT(df)}`);
+  for (const { df, t } of rows.slice(1))
+    assert.ok(Math.abs(t - studentT(df)) < 1e-6 * studentT(df), `df ${df}: ${t} vs ${studentT(df)}`);
 });
 
 test('latency breakdown, errors and paths agree with the raw rows', async () => {
@@ -181,7 +237,10 @@ test('latency breakdown, errors and paths agree with the raw rows', async () => 
   for (const e of errors) close(e.ratio, e.requests / x.inWindow.length, `${e.outcome} ratio`);
 
   const paths = await runSqlQuery(db.pool, 'paths', variables([rounds[0]]));
-  assert.deepEqual(paths.map((p) => [p.path, p.requests]), [['/api/1', x.routed.length]]);
+  assert.deepEqual(
+    paths.map((p) => [p.path, p.requests]),
+    [['/api/1', x.routed.length]],
+  );
 });
 
 test('every file of sql/queries runs, for runs with and without router records and samples', async () => {
@@ -196,20 +255,38 @@ test('every file of sql/queries runs, for runs with and without router records a
 test('psql runs every file as it is, with trim defaulting to 0.1', async (t) => {
   const psql = ['/usr/bin/psql', '/usr/local/bin/psql'].find((p) => fs.existsSync(p));
   if (!psql) {
-    console.error('\n*** psql NOT INSTALLED (apt-get install postgresql-client): the psql form of sql/queries is NOT tested ***\n');
+    console.error(
+      '\n*** psql NOT INSTALLED (apt-get install postgresql-client): the psql form of sql/queries is NOT tested ***\n',
+    );
     t.skip('psql not installed');
     return;
   }
   for (const file of fs.readdirSync(QUERIES_DIR).filter((f) => f.endsWith('.sql'))) {
-    const { stdout } = await promisify(execFile)(psql, [db.url, '-X', '-q', '--csv', '-v', 'ON_ERROR_STOP=1',
-      '-v', `runs={${[...rounds, bare].join(',')}}`, '-f', `${QUERIES_DIR}${file}`]);
+    const { stdout } = await promisify(execFile)(psql, [
+      db.url,
+      '-X',
+      '-q',
+      '--csv',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-v',
+      `runs={${[...rounds, bare].join(',')}}`,
+      '-f',
+      `${QUERIES_DIR}${file}`,
+    ]);
     const fromPsql = parse(stdout, { columns: true });
     const fromLoader = await runSqlQuery(db.pool, file.replace(/\.sql$/, ''), variables([...rounds, bare]));
     assert.equal(fromPsql.length, fromLoader.length, file);
     const firstColumn = Object.keys(fromLoader[0])[0];
-    assert.deepEqual(fromPsql.map((/** @type {any} */ r) => String(r[firstColumn])), fromLoader.map((r) => (r[firstColumn] === null ? '' : String(r[firstColumn]))), file);
+    assert.deepEqual(
+      fromPsql.map((/** @type {any} */ r) => String(r[firstColumn])),
+      fromLoader.map((r) => (r[firstColumn] === null ? '' : String(r[firstColumn]))),
+      file,
+    );
     if (file === 'run_comparison.sql') {
-      fromPsql.forEach((/** @type {any} */ r, /** @type {number} */ i) => close(Number(r.throughput_rps), fromLoader[i].throughput_rps, 'psql throughput'));
+      fromPsql.forEach((/** @type {any} */ r, /** @type {number} */ i) =>
+        close(Number(r.throughput_rps), fromLoader[i].throughput_rps, 'psql throughput'),
+      );
     }
   }
 });

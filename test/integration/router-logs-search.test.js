@@ -3,15 +3,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { loadConfig } from '../../collector/config.js';
-import { ingestIncrement, ingestWindow } from '../../collector/ingest.js';
+import { loadConfig } from '../../collector/config/index.js';
+import { ingestIncrement, ingestWindow } from '../../collector/pipeline/ingest.js';
 import { createRouterLogSource } from '../../collector/sources/router-logs/index.js';
-import { migrate } from '../../exporters/database.js';
+import { migrate } from '../../exporters/postgres/migrate.js';
 import { startTestDatabase } from '../support/database.js';
 import { makeApps, startCfSimulator } from '../support/cf-simulator.js';
 import { startCli, waitFor } from '../support/cli.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
-import { LOGSEARCH_TEMPLATE, emittedAt, expectedRow, logsearchDocument, makeRequests, rawDocument } from '../support/router-docs.js';
+import {
+  LOGSEARCH_TEMPLATE,
+  emittedAt,
+  expectedRow,
+  logsearchDocument,
+  makeRequests,
+  rawDocument,
+} from '../support/router-docs.js';
 import { startSearchNode } from '../support/search-node.js';
 
 const silent = pino({ level: 'silent' });
@@ -32,89 +39,158 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
     let db;
     const requests = makeRequests(COUNT, START, SPAN, flavor);
     // Half logsearch documents, half raw gorouter lines, in daily indices by emit time.
-    const documents = requests.map((r, i) => ({ index: `logs-app-lab-perf-${dayOf(Date.parse(emittedAt(r)))}`, doc: i % 2 ? rawDocument(r) : logsearchDocument(r) }));
+    const documents = requests.map((r, i) => ({
+      index: `logs-app-lab-perf-${dayOf(Date.parse(emittedAt(r)))}`,
+      doc: i % 2 ? rawDocument(r) : logsearchDocument(r),
+    }));
     const malformed = [
-      { reason: 'bad_duration', doc: { ...logsearchDocument(requests[0]), rtr: { ...logsearchDocument(requests[0]).rtr, response_time_ms: -5, vcap_request_id: 'x1' } } },
+      {
+        reason: 'bad_duration',
+        doc: {
+          ...logsearchDocument(requests[0]),
+          rtr: { ...logsearchDocument(requests[0]).rtr, response_time_ms: -5, vcap_request_id: 'x1' },
+        },
+      },
       { reason: 'not_gorouter', doc: { ...rawDocument(requests[1]), message: 'Exit status 137 (out of memory)' } },
-      { reason: 'truncated', doc: { ...rawDocument(requests[2]), message: 'shop.apps.example.com - [2026-11-21T01:00:00.000000000Z] "GET /tr' } },
-      { reason: 'unknown_format', doc: { '@timestamp': emittedAt(requests[3]), '@source': { type: 'RTR' }, '@cf': { app: 'shop' } } },
+      {
+        reason: 'truncated',
+        doc: {
+          ...rawDocument(requests[2]),
+          message: 'shop.apps.example.com - [2026-11-21T01:00:00.000000000Z] "GET /tr',
+        },
+      },
+      {
+        reason: 'unknown_format',
+        doc: { '@timestamp': emittedAt(requests[3]), '@source': { type: 'RTR' }, '@cf': { app: 'shop' } },
+      },
     ];
     const window = { from: new Date(START).toISOString(), to: new Date(START + SPAN + 3600_000).toISOString() };
 
     /** @param {Record<string, string>} [env] @param {object} [deps] */
-    const sourceFor = (env = {}, deps = {}) => createRouterLogSource(
-      loadConfig({ SEARCH_URL: search.url, CF_APPS: 'shop,cart', ...env }), { log: silent, pageSize: PAGE, backoff: FAST, ...deps });
+    const sourceFor = (env = {}, deps = {}) =>
+      createRouterLogSource(loadConfig({ SEARCH_URL: search.url, CF_APPS: 'shop,cart', ...env }), {
+        log: silent,
+        pageSize: PAGE,
+        backoff: FAST,
+        ...deps,
+      });
 
     before(async () => {
       [search, db] = await Promise.all([startSearchNode(flavor), startTestDatabase()]);
       await migrate(db.pool, silent);
-      const template = flavor === 'opensearch'
-        ? await search.request('PUT', '/_index_template/logs-app', { index_patterns: LOGSEARCH_TEMPLATE.index_patterns, template: { settings: LOGSEARCH_TEMPLATE.settings, mappings: LOGSEARCH_TEMPLATE.mappings } })
-        : await search.request('PUT', '/_template/logs-app', LOGSEARCH_TEMPLATE);
+      const template =
+        flavor === 'opensearch'
+          ? await search.request('PUT', '/_index_template/logs-app', {
+              index_patterns: LOGSEARCH_TEMPLATE.index_patterns,
+              template: { settings: LOGSEARCH_TEMPLATE.settings, mappings: LOGSEARCH_TEMPLATE.mappings },
+            })
+          : await search.request('PUT', '/_template/logs-app', LOGSEARCH_TEMPLATE);
       assert.equal(template.status, 200, JSON.stringify(template.body));
       /** @type {Map<string, unknown[]>} */
       const byIndex = new Map();
-      for (const { index, doc } of [...documents, ...malformed.map((m) => ({ index: `logs-app-lab-perf-${dayOf(START + 3600_000)}`, doc: m.doc }))]) {
+      for (const { index, doc } of [
+        ...documents,
+        ...malformed.map((m) => ({ index: `logs-app-lab-perf-${dayOf(START + 3600_000)}`, doc: m.doc })),
+      ]) {
         byIndex.set(index, [...(byIndex.get(index) ?? []), doc]);
       }
       // An app log line of the same app: not RTR, so never read.
-      byIndex.set('logs-app-lab-perf-2026.11.21', [...(byIndex.get('logs-app-lab-perf-2026.11.21') ?? []),
-        { '@timestamp': '2026-11-21T03:00:00.000Z', '@source': { type: 'APP' }, '@cf': { app: 'shop' }, message: 'hello from the app' }]);
+      byIndex.set('logs-app-lab-perf-2026.11.21', [
+        ...(byIndex.get('logs-app-lab-perf-2026.11.21') ?? []),
+        {
+          '@timestamp': '2026-11-21T03:00:00.000Z',
+          '@source': { type: 'APP' },
+          '@cf': { app: 'shop' },
+          message: 'hello from the app',
+        },
+      ]);
       for (const [index, docs] of byIndex) await search.bulk(index, docs);
       assert.equal(byIndex.size, 3, 'several daily indices');
     });
-    after(async () => { await search?.stop(); await db?.stop(); });
+    after(async () => {
+      await search?.stop();
+      await db?.stop();
+    });
 
-    const rows = async () => (await db.query(`SELECT to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at,
+    const rows = async () =>
+      (
+        await db.query(`SELECT to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS received_at,
         app_name, app_guid, app_index, status, response_time_ms, gorouter_time_ms, correlation_id, vcap_request_id
-      FROM router_requests ORDER BY vcap_request_id`)).rows;
+      FROM router_requests ORDER BY vcap_request_id`)
+      ).rows;
     const expected = () => requests.map(expectedRow).sort((a, b) => a.vcap_request_id.localeCompare(b.vcap_request_id));
 
-    it('reads every well-formed document of the window exactly once, with the right values', async () => {
+    it('reads every well-formed document of the window exactly once, with the right values', async (t) => {
       const source = sourceFor();
+      t.after(() => source.close());
       const { pit } = await source.client.server();
-      assert.equal(pit, flavor === 'opensearch' ? 'opensearch' : null, 'point in time on OpenSearch, scroll on Elasticsearch OSS');
+      assert.equal(
+        pit,
+        flavor === 'opensearch' ? 'opensearch' : null,
+        'point in time on OpenSearch, scroll on Elasticsearch OSS',
+      );
       /** @type {string[]} */
       const warnings = [];
-      const result = await ingestWindow(source, window, { pool: db.pool, warn: (reason) => { warnings.push(reason); } });
+      const result = await ingestWindow(source, window, {
+        pool: db.pool,
+        warn: (reason) => {
+          warnings.push(reason);
+        },
+      });
       assert.equal(result.documents, COUNT + malformed.length);
       assert.equal(result.records, COUNT);
       assert.equal(result.inserted, COUNT);
       assert.deepEqual(Object.fromEntries(result.skipped), Object.fromEntries(malformed.map((m) => [m.reason, 1])));
       assert.deepEqual(await rows(), expected());
-      const whole = (await db.query('SELECT count(*)::int AS n FROM router_requests WHERE response_time_resolution_ms = 1')).rows[0].n;
+      const whole = (
+        await db.query('SELECT count(*)::int AS n FROM router_requests WHERE response_time_resolution_ms = 1')
+      ).rows[0].n;
       const wholeExpected = requests.filter((r, i) => i % 2 === 0 && r.responseUs % 1000 === 0).length;
       assert.equal(whole, wholeExpected, 'logsearch times that are whole ms are marked as such');
-      await source.close();
     });
 
-    it('adds nothing when the same window is ingested again', async () => {
+    it('adds nothing when the same window is ingested again', async (t) => {
+      await db.query('TRUNCATE router_requests, ingest_checkpoints');
       const source = sourceFor();
+      t.after(() => source.close());
+      assert.equal((await ingestWindow(source, window, { pool: db.pool })).inserted, COUNT);
       const result = await ingestWindow(source, window, { pool: db.pool });
       assert.equal(result.records, COUNT);
       assert.equal(result.inserted, 0);
       assert.equal((await db.query('SELECT count(*)::int AS n FROM router_requests')).rows[0].n, COUNT);
-      await source.close();
     });
 
-    it('picks up documents added later through the checkpoint', async () => {
+    it('picks up documents added later through the checkpoint', async (t) => {
       await db.query('TRUNCATE router_requests, ingest_checkpoints');
       const source = sourceFor();
+      t.after(() => source.close());
       const firstNow = new Date(START + SPAN / 2 + 30_000);
-      const first = await ingestIncrement(source, { now: firstNow, delayMs: 30_000, lookbackMs: SPAN }, { pool: db.pool });
+      const first = await ingestIncrement(
+        source,
+        { now: firstNow, delayMs: 30_000, lookbackMs: SPAN },
+        { pool: db.pool },
+      );
       const firstHalf = requests.filter((r) => Date.parse(emittedAt(r)) < START + SPAN / 2).length;
       assert.equal(first.inserted, firstHalf);
-      assert.equal((await db.query('SELECT position FROM ingest_checkpoints')).rows[0].position, new Date(START + SPAN / 2).toISOString());
+      assert.equal(
+        (await db.query('SELECT position FROM ingest_checkpoints')).rows[0].position,
+        new Date(START + SPAN / 2).toISOString(),
+      );
       const later = makeRequests(500, START + SPAN + 7200_000, 60_000, `${flavor}-later`);
       await search.bulk(`logs-app-lab-perf-${dayOf(START + SPAN + 7200_000)}`, later.map(logsearchDocument));
-      const second = await ingestIncrement(source, { now: new Date(START + SPAN + 7200_000 + 120_000), delayMs: 30_000, lookbackMs: 0 }, { pool: db.pool });
+      const second = await ingestIncrement(
+        source,
+        { now: new Date(START + SPAN + 7200_000 + 120_000), delayMs: 30_000, lookbackMs: 0 },
+        { pool: db.pool },
+      );
       assert.equal(second.inserted, COUNT - firstHalf + later.length);
       assert.equal((await db.query('SELECT count(*)::int AS n FROM router_requests')).rows[0].n, COUNT + later.length);
-      await db.query('DELETE FROM router_requests WHERE received_at > $1', [new Date(START + SPAN + 3600_000).toISOString()]);
-      await source.close();
+      await db.query('DELETE FROM router_requests WHERE received_at > $1', [
+        new Date(START + SPAN + 3600_000).toISOString(),
+      ]);
     });
 
-    it('resumes after the server fails mid-window, with nothing lost or doubled', async () => {
+    it('resumes after the server fails mid-window, with nothing lost or doubled', async (t) => {
       await db.query('TRUNCATE router_requests, ingest_checkpoints');
       let searches = 0;
       let broken = true;
@@ -123,7 +199,13 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
         searches += 1;
         return broken && searches > 3 ? { status: 500, body: '{"error":{"type":"node_failure"}}' } : 'pass';
       });
-      const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), { log: silent, pageSize: PAGE, backoff: FAST });
+      t.after(() => proxy.close());
+      const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), {
+        log: silent,
+        pageSize: PAGE,
+        backoff: FAST,
+      });
+      t.after(() => source.close());
       const now = new Date(Date.parse(window.to) + 30_000);
       const options = { now, delayMs: 30_000, lookbackMs: Date.parse(window.to) - START };
       await assert.rejects(ingestIncrement(source, options, { pool: db.pool }), { reason: 'http_500' });
@@ -131,13 +213,14 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
       assert.ok(partial > 0 && partial < COUNT, `some pages were committed before the failure (${partial})`);
       broken = false;
       const resumed = await ingestIncrement(source, options, { pool: db.pool });
-      assert.ok(resumed.documents !== undefined && resumed.documents < COUNT, 'the second run started from the checkpoint');
+      assert.ok(
+        resumed.documents !== undefined && resumed.documents < COUNT,
+        'the second run started from the checkpoint',
+      );
       assert.deepEqual(await rows(), expected());
-      await source.close();
-      await proxy.close();
     });
 
-    it('times out a stalled search and resumes on the next run', async () => {
+    it('times out a stalled search and resumes on the next run', async (t) => {
       await db.query('TRUNCATE router_requests, ingest_checkpoints');
       let searches = 0;
       let stalled = true;
@@ -146,18 +229,27 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
         searches += 1;
         return stalled && searches > 2 ? 'hang' : 'pass';
       });
-      const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), { log: silent, pageSize: PAGE, backoff: FAST, timeoutMs: 500 });
-      const options = { now: new Date(Date.parse(window.to) + 30_000), delayMs: 30_000, lookbackMs: Date.parse(window.to) - START };
+      t.after(() => proxy.close());
+      const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), {
+        log: silent,
+        pageSize: PAGE,
+        backoff: FAST,
+        timeoutMs: 500,
+      });
+      t.after(() => source.close());
+      const options = {
+        now: new Date(Date.parse(window.to) + 30_000),
+        delayMs: 30_000,
+        lookbackMs: Date.parse(window.to) - START,
+      };
       await assert.rejects(ingestIncrement(source, options, { pool: db.pool }), { reason: 'timeout' });
       stalled = false;
       await ingestIncrement(source, options, { pool: db.pool });
       assert.deepEqual(await rows(), expected());
-      await source.close();
-      await proxy.close();
     });
 
     if (flavor === 'opensearch') {
-      it('reopens an expired point in time and still reads everything once', async () => {
+      it('reopens an expired point in time and still reads everything once', async (t) => {
         await db.query('TRUNCATE router_requests, ingest_checkpoints');
         let searches = 0;
         const proxy = await startFaultProxy(search.url, async ({ url }) => {
@@ -168,45 +260,87 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
           }
           return /** @type {const} */ ('pass');
         });
-        const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), { log: silent, pageSize: PAGE, backoff: FAST });
+        t.after(() => proxy.close());
+        const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), {
+          log: silent,
+          pageSize: PAGE,
+          backoff: FAST,
+        });
+        t.after(() => source.close());
         /** @type {string[]} */
         const warnings = [];
-        await ingestIncrement(source, { now: new Date(Date.parse(window.to) + 30_000), delayMs: 30_000, lookbackMs: Date.parse(window.to) - START },
-          { pool: db.pool, warn: (reason) => { warnings.push(reason); } });
+        await ingestIncrement(
+          source,
+          { now: new Date(Date.parse(window.to) + 30_000), delayMs: 30_000, lookbackMs: Date.parse(window.to) - START },
+          {
+            pool: db.pool,
+            warn: (reason) => {
+              warnings.push(reason);
+            },
+          },
+        );
         assert.ok(warnings.includes('pit_expired'), `expiry noticed (${warnings})`);
         assert.deepEqual(await rows(), expected());
-        await source.close();
-        await proxy.close();
       });
     }
 
     if (flavor === 'opensearch') {
-      it('is ingested by `paasmon collect` on INGEST_SCHEDULE and counted once in its metrics', async () => {
+      it('is ingested by `paasmon collect` on INGEST_SCHEDULE and counted once in its metrics', async (t) => {
         await db.query('TRUNCATE router_requests, ingest_checkpoints');
         const sim = await startCfSimulator({ apps: makeApps(1, 1) });
+        t.after(() => sim.close());
         const collector = startCli(['collect'], {
-          DATABASE_URL: db.url, CF_API: sim.url, CF_USERNAME: 'admin', CF_PASSWORD: 'admin-secret', CF_APPS: 'shop,cart',
-          PORT: '0', SEARCH_URL: search.url, INGEST_SCHEDULE: '* * * * * *', INGEST_DELAY: '1s', INGEST_LOOKBACK: `${Math.ceil((Date.now() - START) / 3_600_000) + 1}h`,
+          DATABASE_URL: db.url,
+          CF_API: sim.url,
+          CF_USERNAME: 'admin',
+          CF_PASSWORD: 'admin-secret',
+          CF_APPS: 'shop,cart',
+          PORT: '0',
+          SEARCH_URL: search.url,
+          INGEST_SCHEDULE: '* * * * * *',
+          INGEST_DELAY: '1s',
+          INGEST_LOOKBACK: `${Math.ceil((Date.now() - START) / 3_600_000) + 1}h`,
         });
         try {
-          const port = await waitFor(() => Number(/"port":(\d+),"schedule"/.exec(collector.output.stderr)?.[1]), { what: 'collect to listen' });
+          const port = await waitFor(() => Number(/"port":(\d+),"schedule"/.exec(collector.output.stderr)?.[1]), {
+            what: 'collect to listen',
+          });
           const all = [...requests, ...makeRequests(500, START + SPAN + 7200_000, 60_000, `${flavor}-later`)];
-          const metrics = await waitFor(async () => {
-            const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-            const count = Number(/^paasmon_router_response_time_seconds_count\{app="shop",status_class="2xx"\} (\d+)/m.exec(text)?.[1] ?? 0);
-            return count === all.filter((r) => r.app === 'shop' && r.status < 300).length ? text : undefined;
-          }, { timeoutMs: 60_000, what: 'router requests in /metrics' });
+          const metrics = await waitFor(
+            async () => {
+              const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+              const count = Number(
+                /^paasmon_router_response_time_seconds_count\{app="shop",status_class="2xx"\} (\d+)/m.exec(text)?.[1] ??
+                  0,
+              );
+              return count === all.filter((r) => r.app === 'shop' && r.status < 300).length ? text : undefined;
+            },
+            { timeoutMs: 60_000, what: 'router requests in /metrics' },
+          );
           await new Promise((r) => setTimeout(r, 2500)); // more runs re-read the boundary: counts must not grow
           const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
           for (const app of ['shop', 'cart']) {
-            for (const [cls, test] of /** @type {const} */ ([['2xx', (/** @type {number} */ s) => s < 300], ['4xx', (/** @type {number} */ s) => s >= 400 && s < 500], ['5xx', (/** @type {number} */ s) => s >= 500]])) {
+            for (const [cls, test] of /** @type {const} */ ([
+              ['2xx', (/** @type {number} */ s) => s < 300],
+              ['4xx', (/** @type {number} */ s) => s >= 400 && s < 500],
+              ['5xx', (/** @type {number} */ s) => s >= 500],
+            ])) {
               const expected = all.filter((r) => r.app === app && test(r.status)).length;
-              assert.match(text, new RegExp(`^paasmon_router_requests_total\\{app="${app}",status_class="${cls}"\\} ${expected}$`, 'm'));
+              assert.match(
+                text,
+                new RegExp(`^paasmon_router_requests_total\\{app="${app}",status_class="${cls}"\\} ${expected}$`, 'm'),
+              );
             }
           }
           // Histogram buckets against an independent count of response times <= 10 ms.
           const fast = all.filter((r) => r.app === 'shop' && r.status < 300 && r.responseUs <= 10_000).length;
-          assert.match(metrics, new RegExp(`^paasmon_router_response_time_seconds_bucket\\{le="0.01",app="shop",status_class="2xx"\\} ${fast}$`, 'm'));
+          assert.match(
+            metrics,
+            new RegExp(
+              `^paasmon_router_response_time_seconds_bucket\\{le="0.01",app="shop",status_class="2xx"\\} ${fast}$`,
+              'm',
+            ),
+          );
           const lag = Number(/^paasmon_router_ingest_lag_seconds (\S+)$/m.exec(text)?.[1]);
           assert.ok(lag >= 1 && lag < 5, `ingest lag ${lag} s`);
           const health = /** @type {any} */ (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json());
@@ -214,31 +348,47 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
         } finally {
           collector.child.kill('SIGTERM');
           await collector.exited;
-          await sim.close();
         }
       });
     }
 
-    it('sends basic or API-key credentials and reports refused ones clearly', async () => {
+    it('sends basic or API-key credentials and reports refused ones clearly', async (t) => {
       /** @type {Array<string | undefined>} */
       const seen = [];
       const proxy = await startFaultProxy(search.url, ({ headers }) => {
         seen.push(headers.authorization);
-        return headers.authorization === 'ApiKey wrong-key' ? { status: 401, body: '{"error":{"type":"security_exception","reason":"unable to authenticate"},"status":401}' } : 'pass';
+        return headers.authorization === 'ApiKey wrong-key'
+          ? {
+              status: 401,
+              body: '{"error":{"type":"security_exception","reason":"unable to authenticate"},"status":401}',
+            }
+          : 'pass';
       });
-      const basic = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, SEARCH_USERNAME: 'reader', SEARCH_PASSWORD: 'pw', CF_APPS: 'shop' }), { log: silent, backoff: FAST });
+      t.after(() => proxy.close());
+      const basic = createRouterLogSource(
+        loadConfig({ SEARCH_URL: proxy.url, SEARCH_USERNAME: 'reader', SEARCH_PASSWORD: 'pw', CF_APPS: 'shop' }),
+        { log: silent, backoff: FAST },
+      );
       await basic.client.server();
       assert.equal(seen.at(-1), `Basic ${Buffer.from('reader:pw').toString('base64')}`);
-      const refused = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, SEARCH_API_KEY: 'wrong-key', CF_APPS: 'shop' }), { log: silent, backoff: FAST });
-      await assert.rejects(ingestWindow(refused, window, { pool: db.pool }), { reason: 'auth', message: 'search: GET / answered 401 security_exception' });
+      const refused = createRouterLogSource(
+        loadConfig({ SEARCH_URL: proxy.url, SEARCH_API_KEY: 'wrong-key', CF_APPS: 'shop' }),
+        { log: silent, backoff: FAST },
+      );
+      await assert.rejects(ingestWindow(refused, window, { pool: db.pool }), {
+        reason: 'auth',
+        message: 'search: GET / answered 401 security_exception',
+      });
       assert.equal(seen.at(-1), 'ApiKey wrong-key');
-      await proxy.close();
     });
 
-    it('reports a missing index clearly', async () => {
+    it('reports a missing index clearly', async (t) => {
       const source = sourceFor({ SEARCH_INDEX: 'logs-app-deleted-*' });
-      await assert.rejects(ingestWindow(source, window, { pool: db.pool }), { reason: 'index_not_found', message: 'search: no index matches SEARCH_INDEX=logs-app-deleted-*' });
-      await source.close();
+      t.after(() => source.close());
+      await assert.rejects(ingestWindow(source, window, { pool: db.pool }), {
+        reason: 'index_not_found',
+        message: 'search: no index matches SEARCH_INDEX=logs-app-deleted-*',
+      });
     });
   });
 }

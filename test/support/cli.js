@@ -10,7 +10,12 @@ export const CLI = fileURLToPath(new URL('../../collector/cli.js', import.meta.u
  * @param {Record<string, string | undefined>} env
  */
 export function childEnv(env) {
-  return /** @type {Record<string, string>} */ ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env });
+  return /** @type {Record<string, string>} */ ({
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    LOG_LEVEL: 'info',
+    ...env,
+  });
 }
 
 /**
@@ -22,11 +27,21 @@ export function runCli(args, env, options = {}) {
     const child = spawn(CLI, args, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`paasmon ${args.join(' ')} timed out\n${stderr}`)); }, options.timeoutMs ?? 60_000);
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`paasmon ${args.join(' ')} timed out\n${stderr}`));
+    }, options.timeoutMs ?? 60_000);
     child.on('error', reject);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -37,15 +52,21 @@ export function runCli(args, env, options = {}) {
 export function startCli(args, env) {
   const child = spawn(CLI, args, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
-  child.stdout.on('data', (d) => { output.stdout += d; });
-  child.stderr.on('data', (d) => { output.stderr += d; });
+  child.stdout.on('data', (d) => {
+    output.stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    output.stderr += d;
+  });
   const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
   return { child, output, exited: /** @type {Promise<{ code: number | null, signal: string | null }>} */ (exited) };
 }
 
 /**
  * Polls `check` until it returns a truthy value or the time runs out.
- * @template T @param {() => Promise<T> | T} check @param {{ timeoutMs?: number, intervalMs?: number, what?: string }} [options]
+ * @template T
+ * @param {() => Promise<T> | T} check
+ * @param {{ timeoutMs?: number, intervalMs?: number, what?: string }} [options]
  * @returns {Promise<Exclude<T, undefined | null | false | 0 | ''>>}
  */
 export async function waitFor(check, options = {}) {
@@ -60,5 +81,7 @@ export async function waitFor(check, options = {}) {
     }
     await new Promise((r) => setTimeout(r, options.intervalMs ?? 100));
   }
-  throw new Error(`timed out waiting for ${options.what ?? 'condition'} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+  throw new Error(
+    `timed out waiting for ${options.what ?? 'condition'} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
+  );
 }

@@ -19,8 +19,20 @@ export function freePort() {
 }
 
 // For tests and benches that load millions of rows: a throwaway server need not survive a crash.
-const BULK_FLAGS = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'wal_level=minimal',
-  '-c', 'max_wal_senders=0', '-c', 'max_wal_size=4GB'];
+const BULK_FLAGS = [
+  '-c',
+  'fsync=off',
+  '-c',
+  'synchronous_commit=off',
+  '-c',
+  'full_page_writes=off',
+  '-c',
+  'wal_level=minimal',
+  '-c',
+  'max_wal_senders=0',
+  '-c',
+  'max_wal_size=4GB',
+];
 
 /**
  * Starts a throwaway server; `stopServer`/`startServer` simulate an outage on the same port and data.
@@ -32,16 +44,29 @@ export async function startTestDatabase(options = {}) {
   fs.chmodSync(dir, 0o755);
   const port = await freePort();
   const password = 'test-password';
-  const make = () => new EmbeddedPostgres({
-    databaseDir: path.join(dir, 'data'), port, user: 'paasmon', password, persistent: true, createPostgresUser: true,
-    onLog: () => {}, onError: () => {}, postgresFlags: options.bulk ? BULK_FLAGS : [],
-  });
+  const make = () =>
+    new EmbeddedPostgres({
+      databaseDir: path.join(dir, 'data'),
+      port,
+      user: 'paasmon',
+      password,
+      persistent: true,
+      createPostgresUser: true,
+      onLog: () => {},
+      onError: () => {},
+      postgresFlags: options.bulk ? BULK_FLAGS : [],
+    });
   let server = make();
   await server.initialise();
   await server.start();
   const url = `postgres://paasmon:${password}@127.0.0.1:${port}/postgres`;
   // int8 as numbers, as paasmon's own pool reads them: byte counts stay far below 2^53.
-  const types = { getTypeParser: /** @type {any} */ ((/** @type {number} */ oid, /** @type {any} */ format) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))) };
+  const types = {
+    getTypeParser: /** @type {any} */ (
+      (/** @type {number} */ oid, /** @type {any} */ format) =>
+        oid === 20 ? Number : pg.types.getTypeParser(oid, format)
+    ),
+  };
   const pool = new pg.Pool({ connectionString: url, max: 2, types });
   pool.on('error', () => {});
   return {
@@ -50,8 +75,13 @@ export async function startTestDatabase(options = {}) {
     pool,
     /** @param {string} sql @param {unknown[]} [params] */
     query: (sql, params) => pool.query(sql, params),
-    async stopServer() { await server.stop(); },
-    async startServer() { server = make(); await server.start(); },
+    async stopServer() {
+      await server.stop();
+    },
+    async startServer() {
+      server = make();
+      await server.start();
+    },
     async stop() {
       await pool.end().catch(() => {});
       await server.stop().catch(() => {});

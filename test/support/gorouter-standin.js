@@ -12,7 +12,8 @@ const startWallUs = Date.now() * 1000;
 const startHr = process.hrtime.bigint();
 const nowUs = () => startWallUs + Number((process.hrtime.bigint() - startHr) / 1000n);
 /** @param {number} us */
-const rfc3339Nanos = (us) => `${new Date(Math.floor(us / 1000)).toISOString().slice(0, 19)}.${String(us % 1_000_000).padStart(6, '0')}000Z`;
+const rfc3339Nanos = (us) =>
+  `${new Date(Math.floor(us / 1000)).toISOString().slice(0, 19)}.${String(us % 1_000_000).padStart(6, '0')}000Z`;
 /** @param {number} us */
 const seconds = (us) => (us / 1e6).toFixed(6);
 
@@ -31,27 +32,40 @@ export async function startGorouterStandin({ backends, appGuid, host, logFile, e
     const vcapRequestId = `${trace.slice(0, 8)}-${trace.slice(8, 12)}-${trace.slice(12, 16)}-${trace.slice(16, 20)}-${trace.slice(20)}`;
     const target = new URL(req.url ?? '/', backends[index]);
     let backendStartUs = 0;
-    const upstream = http.request(target, { method: req.method, headers: { ...req.headers, 'x-vcap-request-id': vcapRequestId }, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      let bytes = 0;
-      answer.on('data', (chunk) => { bytes += chunk.length; res.write(chunk); });
-      answer.on('end', () => {
-        // Like gorouter, the time the last byte goes to the client's connection; taken just before
-        // the write, so the client (on loopback) can never see the response end before it.
-        const backendEndUs = nowUs();
-        const doneUs = nowUs();
-        res.end();
-        {
-          const extras = extraHeaders.map((h) => ` ${h.toLowerCase().replace(/-/g, '_')}:"${req.headers[h.toLowerCase()] ?? '-'}"`).join('');
-          log.write(`${host} - [${rfc3339Nanos(receivedUs)}] "${req.method} ${req.url} HTTP/1.1" ${answer.statusCode} 0 ${bytes} "-" "${req.headers['user-agent'] ?? '-'}" `
-            + `"127.0.0.1:${req.socket.remotePort}" "${target.host}" x_forwarded_for:"127.0.0.1" x_forwarded_proto:"http" vcap_request_id:"${vcapRequestId}" `
-            + `response_time:${seconds(doneUs - receivedUs)} gorouter_time:${seconds(doneUs - receivedUs - (backendEndUs - backendStartUs))} `
-            + `app_id:"${appGuid}" app_index:"${index}" instance_id:"standin-${index}" x_cf_routererror:"-"${extras} `
-            + `x_b3_traceid:"${trace}" x_b3_spanid:"${trace.slice(16)}" x_b3_parentspanid:"-" b3:"${trace}-${trace.slice(16)}"\n`);
-        }
-      });
+    const upstream = http.request(
+      target,
+      { method: req.method, headers: { ...req.headers, 'x-vcap-request-id': vcapRequestId }, agent },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        let bytes = 0;
+        answer.on('data', (chunk) => {
+          bytes += chunk.length;
+          res.write(chunk);
+        });
+        answer.on('end', () => {
+          // Like gorouter, the time the last byte goes to the client's connection; taken just before
+          // the write, so the client (on loopback) can never see the response end before it.
+          const backendEndUs = nowUs();
+          const doneUs = nowUs();
+          res.end();
+          {
+            const extras = extraHeaders
+              .map((h) => ` ${h.toLowerCase().replace(/-/g, '_')}:"${req.headers[h.toLowerCase()] ?? '-'}"`)
+              .join('');
+            log.write(
+              `${host} - [${rfc3339Nanos(receivedUs)}] "${req.method} ${req.url} HTTP/1.1" ${answer.statusCode} 0 ${bytes} "-" "${req.headers['user-agent'] ?? '-'}" ` +
+                `"127.0.0.1:${req.socket.remotePort}" "${target.host}" x_forwarded_for:"127.0.0.1" x_forwarded_proto:"http" vcap_request_id:"${vcapRequestId}" ` +
+                `response_time:${seconds(doneUs - receivedUs)} gorouter_time:${seconds(doneUs - receivedUs - (backendEndUs - backendStartUs))} ` +
+                `app_id:"${appGuid}" app_index:"${index}" instance_id:"standin-${index}" x_cf_routererror:"-"${extras} ` +
+                `x_b3_traceid:"${trace}" x_b3_spanid:"${trace.slice(16)}" x_b3_parentspanid:"-" b3:"${trace}-${trace.slice(16)}"\n`,
+            );
+          }
+        });
+      },
+    );
+    upstream.on('error', () => {
+      res.writeHead(502).end();
     });
-    upstream.on('error', () => { res.writeHead(502).end(); });
     backendStartUs = nowUs();
     req.pipe(upstream);
   });

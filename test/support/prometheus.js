@@ -13,25 +13,44 @@ export async function startPrometheus({ targets, scrapeIntervalSeconds = 1, bear
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-prometheus-'));
   const port = await freePort();
   const auth = bearerToken ? `\n    authorization:\n      credentials: ${JSON.stringify(bearerToken)}` : '';
-  fs.writeFileSync(path.join(dir, 'prometheus.yml'), `global:
+  fs.writeFileSync(
+    path.join(dir, 'prometheus.yml'),
+    `global:
   scrape_interval: ${scrapeIntervalSeconds}s
   evaluation_interval: ${scrapeIntervalSeconds}s
 scrape_configs:
   - job_name: paasmon
     static_configs:
       - targets: ${JSON.stringify(targets)}${auth}
-`);
-  const child = spawn('prometheus', [
-    `--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+`,
+  );
+  const child = spawn(
+    'prometheus',
+    [
+      `--config.file=${path.join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   const failed = new Promise((_, reject) => {
-    child.once('error', (err) => reject(new Error(`prometheus could not start (apt-get install -y prometheus): ${err.message}`)));
+    child.once('error', (err) =>
+      reject(new Error(`prometheus could not start (apt-get install -y prometheus): ${err.message}`)),
+    );
   });
   const url = `http://127.0.0.1:${port}`;
-  await Promise.race([failed, waitFor(async () => (await fetch(`${url}/-/ready`)).ok, { timeoutMs: 30_000, what: `prometheus ready (${stderr})` })]);
+  await Promise.race([
+    failed,
+    waitFor(async () => (await fetch(`${url}/-/ready`)).ok, {
+      timeoutMs: 30_000,
+      what: `prometheus ready (${stderr})`,
+    }),
+  ]);
   return {
     url,
     /** Instant query; returns the result vector. @param {string} query */

@@ -33,16 +33,29 @@
 export async function seedRun(query, spec) {
   const total = spec.successful + (spec.serverErrors ?? 0) + (spec.timeouts ?? 0);
   const end = new Date(spec.start.getTime() + spec.spanS * 1000);
-  const { rows } = await query(`INSERT INTO test_runs (label, app_name, implementation, instances, parallel, round, cores_per_instance, started_at, ended_at, meta)
+  const { rows } = await query(
+    `INSERT INTO test_runs (label, app_name, implementation, instances, parallel, round, cores_per_instance, started_at, ended_at, meta)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-  [spec.label, spec.app, spec.implementation ?? null, spec.instances ?? null, spec.parallel ?? null, spec.round ?? null,
-    spec.coresPerInstance ?? null, spec.start, end, spec.meta ?? {}]);
+    [
+      spec.label,
+      spec.app,
+      spec.implementation ?? null,
+      spec.instances ?? null,
+      spec.parallel ?? null,
+      spec.round ?? null,
+      spec.coresPerInstance ?? null,
+      spec.start,
+      end,
+      spec.meta ?? {},
+    ],
+  );
   const runId = Number(rows[0].id);
   // Request i: the n-th error at row n x k + k - 1 (server errors first, then timeouts), the rest
   // successful. The last request has the longest duration, so it ends the span exactly.
   const errors = (spec.serverErrors ?? 0) + (spec.timeouts ?? 0);
   const duration = spec.durationSql ?? '5';
-  await query(`INSERT INTO loadgen_requests (run_id, correlation_id, started_at, duration_ms, status, error, worker)
+  await query(
+    `INSERT INTO loadgen_requests (run_id, correlation_id, started_at, duration_ms, status, error, worker)
     SELECT $1::bigint, $1::bigint || '-' || i, $2::timestamptz + (i * ($3 - d.last) / greatest($4 - 1, 1)) * interval '1 millisecond',
            CASE WHEN i = $4 - 1 THEN d.last ELSE least(${duration}, d.last) END,
            CASE kind WHEN 'timeout' THEN 0 WHEN 'server' THEN 503 ELSE 200 END,
@@ -51,22 +64,36 @@ export async function seedRun(query, spec) {
                          ELSE 'ok' END AS kind
           FROM generate_series(0, $4 - 1) i) g
     CROSS JOIN (SELECT max(${duration})::double precision AS last FROM generate_series(0, $4 - 1) i) d`,
-  [runId, spec.start, spec.spanS * 1000, total, spec.serverErrors ?? 0, Math.max(1, Math.floor(total / Math.max(1, errors))), errors]);
+    [
+      runId,
+      spec.start,
+      spec.spanS * 1000,
+      total,
+      spec.serverErrors ?? 0,
+      Math.max(1, Math.floor(total / Math.max(1, errors))),
+      errors,
+    ],
+  );
   if (spec.router ?? true) {
-    await query(`INSERT INTO router_requests (received_at, app_guid, app_name, app_index, method, path, status, response_time_ms, gorouter_time_ms, vcap_request_id, correlation_id)
+    await query(
+      `INSERT INTO router_requests (received_at, app_guid, app_name, app_index, method, path, status, response_time_ms, gorouter_time_ms, vcap_request_id, correlation_id)
       SELECT started_at + interval '0.2 millisecond', 'guid-' || $2, $2, 0, 'GET', $3, status,
              duration_ms * 0.8, 0.05 + (hashtext(correlation_id) & 7) * 0.01, correlation_id, correlation_id
-      FROM loadgen_requests WHERE run_id = $1 AND status <> 0`, [runId, spec.app, spec.path ?? '/api']);
+      FROM loadgen_requests WHERE run_id = $1 AND status <> 0`,
+      [runId, spec.app, spec.path ?? '/api'],
+    );
   }
   const polls = spec.cpuPolls ?? [];
   if (polls.length) {
     const instances = spec.instances ?? 1;
     const pollS = spec.pollS ?? 5;
-    await query(`INSERT INTO instance_samples (ts, app_guid, app_name, process_type, instance_index, state, cpu_percent, mem_bytes, mem_quota_bytes)
+    await query(
+      `INSERT INTO instance_samples (ts, app_guid, app_name, process_type, instance_index, state, cpu_percent, mem_bytes, mem_quota_bytes)
       SELECT $2::timestamptz + ((k + 0.5) * $3::double precision) * interval '1 second', 'guid-' || $1, $1, 'web', j, 'RUNNING',
              ($4::double precision[])[1 + k % array_length($4::double precision[], 1)] / $5::int, $6::bigint * 1048576, 1073741824
       FROM generate_series(0, floor($7::double precision / $3::double precision)::int - 1) k CROSS JOIN generate_series(0, $5::int - 1) j`,
-    [spec.app, spec.start, pollS, polls, instances, spec.memMiBPerInstance ?? 256, spec.spanS]);
+      [spec.app, spec.start, pollS, polls, instances, spec.memMiBPerInstance ?? 256, spec.spanS],
+    );
   }
   return runId;
 }

@@ -23,9 +23,11 @@ const uuid = (seed) => {
 };
 
 /** Epoch microseconds -> RFC 3339 with nanoseconds, as gorouter writes. @param {number} us */
-export const nanos = (us) => `${new Date(Math.floor(us / 1000)).toISOString().slice(0, 19)}.${String(us % 1_000_000).padStart(6, '0')}${String(us % 7).padStart(3, '0')}Z`;
+export const nanos = (us) =>
+  `${new Date(Math.floor(us / 1000)).toISOString().slice(0, 19)}.${String(us % 1_000_000).padStart(6, '0')}${String(us % 7).padStart(3, '0')}Z`;
 /** Epoch microseconds -> RFC 3339 with microseconds, as PostgreSQL returns. @param {number} us */
-export const micros = (us) => `${new Date(Math.floor(us / 1000)).toISOString().slice(0, 19)}.${String(us % 1_000_000).padStart(6, '0')}Z`;
+export const micros = (us) =>
+  `${new Date(Math.floor(us / 1000)).toISOString().slice(0, 19)}.${String(us % 1_000_000).padStart(6, '0')}Z`;
 /** Microseconds -> seconds text with 6 decimals, as gorouter writes. @param {number} us */
 const seconds = (us) => `${Math.floor(us / 1_000_000)}.${String(us % 1_000_000).padStart(6, '0')}`;
 
@@ -54,10 +56,12 @@ export function makeRequests(count, startMs, spanMs, seed = 's') {
 
 /** A genuine gorouter access-log line for a request. @param {TruthRequest} r */
 export function gorouterLine(r) {
-  return `${r.app}.apps.example.com - [${nanos(r.receivedUs)}] "GET ${r.path} HTTP/1.1" ${r.status} 0 42 "-" "paasmon-loadgen" "10.0.1.2:51234" "10.0.32.6:61001" `
-    + `x_forwarded_for:"10.0.1.2" x_forwarded_proto:"https" vcap_request_id:"${r.vcapRequestId}" response_time:${seconds(r.responseUs)} `
-    + `gorouter_time:${seconds(r.gorouterUs)} app_id:"${r.appGuid}" app_index:"${r.appIndex}" instance_id:"inst-${r.appIndex}" `
-    + `x_cf_routererror:"-" x_correlation_id:"${r.id}" x_b3_traceid:"${r.vcapRequestId.replace(/-/g, '')}" x_b3_spanid:"1234567890abcdef"`;
+  return (
+    `${r.app}.apps.example.com - [${nanos(r.receivedUs)}] "GET ${r.path} HTTP/1.1" ${r.status} 0 42 "-" "paasmon-loadgen" "10.0.1.2:51234" "10.0.32.6:61001" ` +
+    `x_forwarded_for:"10.0.1.2" x_forwarded_proto:"https" vcap_request_id:"${r.vcapRequestId}" response_time:${seconds(r.responseUs)} ` +
+    `gorouter_time:${seconds(r.gorouterUs)} app_id:"${r.appGuid}" app_index:"${r.appIndex}" instance_id:"inst-${r.appIndex}" ` +
+    `x_cf_routererror:"-" x_correlation_id:"${r.id}" x_b3_traceid:"${r.vcapRequestId.replace(/-/g, '')}" x_b3_spanid:"1234567890abcdef"`
+  );
 }
 
 /** @timestamp: emit time = end of the request, ms. @param {TruthRequest} r */
@@ -66,12 +70,23 @@ export const emittedAt = (r) => new Date(Math.floor((r.receivedUs + r.responseUs
 /** A logsearch-for-cloudfoundry RTR document. @param {TruthRequest} r */
 export function logsearchDocument(r) {
   return {
-    '@timestamp': emittedAt(r), '@type': 'LogMessage', '@source': { type: 'RTR' }, '@cf': { app: r.app, app_id: r.appGuid, app_instance: 0, space: 'perf', org: 'lab' },
+    '@timestamp': emittedAt(r),
+    '@type': 'LogMessage',
+    '@source': { type: 'RTR' },
+    '@cf': { app: r.app, app_id: r.appGuid, app_instance: 0, space: 'perf', org: 'lab' },
     '@message': `${r.status} GET ${r.path} (${(r.responseUs / 1000).toFixed(3)} ms)`,
     rtr: {
-      hostname: `${r.app}.apps.example.com`, timestamp: nanos(r.receivedUs), verb: 'GET', path: r.path, http_spec: 'HTTP/1.1', status: r.status,
-      request_bytes_received: 0, body_bytes_sent: 42, vcap_request_id: r.vcapRequestId,
-      response_time_ms: r.responseUs / 1000, gorouter_time_ms: r.gorouterUs / 1000,
+      hostname: `${r.app}.apps.example.com`,
+      timestamp: nanos(r.receivedUs),
+      verb: 'GET',
+      path: r.path,
+      http_spec: 'HTTP/1.1',
+      status: r.status,
+      request_bytes_received: 0,
+      body_bytes_sent: 42,
+      vcap_request_id: r.vcapRequestId,
+      response_time_ms: r.responseUs / 1000,
+      gorouter_time_ms: r.gorouterUs / 1000,
       app: { id: r.appGuid, index: r.appIndex },
       extra: { instance_id: `inst-${r.appIndex}`, x_cf_routererror: '-', x_correlation_id: r.id },
     },
@@ -80,14 +95,26 @@ export function logsearchDocument(r) {
 
 /** A document of a stack that keeps the gorouter line in `message`. @param {TruthRequest} r */
 export function rawDocument(r) {
-  return { '@timestamp': emittedAt(r), '@source': { type: 'RTR' }, '@cf': { app: r.app, app_id: r.appGuid }, message: gorouterLine(r) };
+  return {
+    '@timestamp': emittedAt(r),
+    '@source': { type: 'RTR' },
+    '@cf': { app: r.app, app_id: r.appGuid },
+    message: gorouterLine(r),
+  };
 }
 
 /** The row router_requests must hold for a request. @param {TruthRequest} r */
 export function expectedRow(r) {
   return {
-    received_at: micros(r.receivedUs), app_name: r.app, app_guid: r.appGuid, app_index: r.appIndex, status: r.status,
-    response_time_ms: r.responseUs / 1000, gorouter_time_ms: r.gorouterUs / 1000, correlation_id: r.id, vcap_request_id: r.vcapRequestId,
+    received_at: micros(r.receivedUs),
+    app_name: r.app,
+    app_guid: r.appGuid,
+    app_index: r.appIndex,
+    status: r.status,
+    response_time_ms: r.responseUs / 1000,
+    gorouter_time_ms: r.gorouterUs / 1000,
+    correlation_id: r.id,
+    vcap_request_id: r.vcapRequestId,
   };
 }
 

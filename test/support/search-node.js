@@ -29,7 +29,10 @@ function javaMajor(home) {
  * @param {number} min
  */
 export function findJava(min) {
-  const homes = [process.env.JAVA_HOME, ...(fs.existsSync('/usr/lib/jvm') ? fs.readdirSync('/usr/lib/jvm').map((d) => path.join('/usr/lib/jvm', d)) : [])]
+  const homes = [
+    process.env.JAVA_HOME,
+    ...(fs.existsSync('/usr/lib/jvm') ? fs.readdirSync('/usr/lib/jvm').map((d) => path.join('/usr/lib/jvm', d)) : []),
+  ]
     .filter((h) => h && fs.existsSync(path.join(h, 'bin', 'java')))
     .map((h) => ({ home: /** @type {string} */ (h), major: javaMajor(/** @type {string} */ (h)) }))
     .filter((j) => j.major >= min)
@@ -46,8 +49,20 @@ function classpath(flavor) {
   const file = path.join(HERE, 'target', `${flavor}.classpath`);
   if (!fs.existsSync(file)) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    execFileSync('mvn', ['-q', '-B', '-f', path.join(HERE, 'pom.xml'), '-P', flavor, 'dependency:build-classpath', `-Dmdep.outputFile=${file}`],
-      { stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 });
+    execFileSync(
+      'mvn',
+      [
+        '-q',
+        '-B',
+        '-f',
+        path.join(HERE, 'pom.xml'),
+        '-P',
+        flavor,
+        'dependency:build-classpath',
+        `-Dmdep.outputFile=${file}`,
+      ],
+      { stdio: ['ignore', 'inherit', 'inherit'], timeout: 600_000 },
+    );
   }
   return fs.readFileSync(file, 'utf8').trim();
 }
@@ -60,26 +75,41 @@ export async function startSearchNode(flavor) {
   const cp = classpath(flavor);
   const [httpPort, transportPort] = [await freePort(), await freePort()];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `paasmon-${flavor}-`));
-  const child = spawn(java, ['-Xms512m', '-Xmx1g', '-cp', cp, path.join(HERE, LAUNCHERS[flavor]), String(httpPort), dir, String(transportPort)],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    java,
+    ['-Xms512m', '-Xmx1g', '-cp', cp, path.join(HERE, LAUNCHERS[flavor]), String(httpPort), dir, String(transportPort)],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
-  child.stdout.on('data', (d) => { output += d; });
-  child.stderr.on('data', (d) => { output = `${output}${d}`.slice(-20_000); });
+  child.stdout.on('data', (d) => {
+    output += d;
+  });
+  child.stderr.on('data', (d) => {
+    output = `${output}${d}`.slice(-20_000);
+  });
   const exited = new Promise((resolve) => child.once('close', resolve));
   await Promise.race([
     waitFor(() => output.includes('READY'), { timeoutMs: 180_000, what: `${flavor} to start` }),
-    exited.then((code) => { throw new Error(`${flavor} exited with ${code} before it was ready:\n${output.slice(-3000)}`); }),
+    exited.then((code) => {
+      throw new Error(`${flavor} exited with ${code} before it was ready:\n${output.slice(-3000)}`);
+    }),
   ]);
   const url = `http://127.0.0.1:${httpPort}`;
 
   /** @param {string} method @param {string} p @param {unknown} [body] @param {string} [contentType] */
   const request = async (method, p, body, contentType = 'application/json') => {
     const response = await fetch(`${url}${p}`, {
-      method, headers: { 'Content-Type': contentType }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      method,
+      headers: { 'Content-Type': contentType },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();
     let json;
-    try { json = JSON.parse(text); } catch { json = text; }
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = text;
+    }
     return { status: response.status, body: /** @type {any} */ (json) };
   };
 
@@ -93,9 +123,13 @@ export async function startSearchNode(flavor) {
      */
     async bulk(index, documents) {
       for (let i = 0; i < documents.length; i += 5000) {
-        const lines = documents.slice(i, i + 5000).flatMap((d) => [JSON.stringify({ index: { _index: index } }), JSON.stringify(d)]).join('\n');
+        const lines = documents
+          .slice(i, i + 5000)
+          .flatMap((d) => [JSON.stringify({ index: { _index: index } }), JSON.stringify(d)])
+          .join('\n');
         const response = await request('POST', '/_bulk', `${lines}\n`, 'application/x-ndjson');
-        if (response.status !== 200 || response.body.errors) throw new Error(`bulk into ${index}: ${JSON.stringify(response.body).slice(0, 1000)}`);
+        if (response.status !== 200 || response.body.errors)
+          throw new Error(`bulk into ${index}: ${JSON.stringify(response.body).slice(0, 1000)}`);
       }
       await request('POST', `/${index}/_refresh`);
     },

@@ -10,7 +10,9 @@ async function run(args, env) {
   /** @type {string[]} */
   const err = [];
   let code = -1;
-  const program = createProgram(new Command(), { env, out: (l) => out.push(l), err: (l) => err.push(l) }, (c) => { code = c; });
+  const program = createProgram(new Command(), { env, out: (l) => out.push(l), err: (l) => err.push(l) }, (c) => {
+    code = c;
+  });
   program.exitOverride().configureOutput({ writeErr: (s) => err.push(s), writeOut: (s) => out.push(s) });
   try {
     await program.parseAsync(['node', 'paasmon', ...args]);
@@ -39,9 +41,22 @@ describe('cli', () => {
     assert.match(result.err, /unknown command 'pol'/);
   });
 
-  it('lists the commands in --help', async () => {
+  it('lists every command in --help, and every subcommand of run', async () => {
+    const program = createProgram(new Command(), { env: {}, out: () => {}, err: () => {} }, () => {});
+    const verbs = program.commands.map((c) => c.name());
+    assert.ok(verbs.length >= 8, `the command tree is built (${verbs.join(', ')})`);
     const result = await run(['--help'], {});
     assert.equal(result.code, 0);
-    for (const command of ['collect', 'poll', 'migrate']) assert.match(result.out, new RegExp(`\\n  ${command}`));
+    for (const verb of ['collect', 'poll', 'ingest', 'run', 'loadgen', 'worker', 'correlate', 'migrate', ...verbs]) {
+      assert.match(result.out, new RegExp(`\\n  ${verb}\\b`), verb);
+    }
+    const runHelp = /** @type {Command} */ (program.commands.find((c) => c.name() === 'run')).helpInformation();
+    for (const sub of ['start', 'stop', 'list']) assert.match(runHelp, new RegExp(`\\n  ${sub}\\b`), sub);
+  });
+
+  it('passes positional arguments after the options (run stop ID)', async () => {
+    const result = await run(['run', 'stop', 'x'], {});
+    assert.equal(result.code, 2);
+    assert.match(result.err, /ID must be a whole number of at least 1, got "x"/);
   });
 });

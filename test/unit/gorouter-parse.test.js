@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { normalizeId } from '../../collector/sources/router-logs/correlation.js';
+import { normalizeId } from '../../collector/sources/router-logs/correlation-ids.js';
 import { fieldNamesFor, mapDocument } from '../../collector/sources/router-logs/documents.js';
 import { parseGorouterLine, parseRouterTimestamp } from '../../collector/sources/router-logs/gorouter.js';
 
 // The three real lines of the reference, verbatim.
-const MODERN = 'myapp.apps.example.com - [2025-09-18T05:32:10.722911143Z] "GET / HTTP/2.0" 200 0 323 "-" "Mozilla/5.0" "10.0.136.0:26678" "10.32.2.6:61225" x_forwarded_for:"35.144.46.133, 10.0.136.0" x_forwarded_proto:"https" vcap_request_id:"b8fb3d83-ae6a-43ca-5b91-591aadde8c06" response_time:0.025501 gorouter_time:0.000085 app_id:"1ec90566-397f-4238-a452-ad4d246f73e4" app_index:"0" instance_id:"57341afc-6d72-4e2d-4b80-8609" failed_attempts:0 failed_attempts_time:"-" dns_time:0.000000 dial_time:0.001322 tls_time:0.009895 backend_time:0.025416 local_address:"10.0.129.9:41652" x_cf_routererror:"-" x_correlation_id:"-" x_b3_traceid:"b8fb3d83ae6a43ca5b91591aadde8c06" x_b3_spanid:"5b91591aadde8c06" x_b3_parentspanid:"-" b3:"b8fb3d83ae6a43ca5b91591aadde8c06-5b91591aadde8c06"';
-const TRACEPARENT = 'blog.apps.example.com - [2024-08-09T01:01:10.423829188Z] "POST /api/counter HTTP/2.0" 200 15 39 "https://blog.apps.example.com/entries/814" "Mozilla/5.0" "10.11.12.13:53465" "10.0.6.10:61010" x_forwarded_for:"10.11.12.13" x_forwarded_proto:"https" vcap_request_id:"f57d0fbe-d79e-4462-702e-941edbc834c3" response_time:0.940925 gorouter_time:0.000264 app_id:"509e69f4-101f-4175-82cb-c2de2b7291f8" app_index:"0" instance_id:"49dbefe1-4773-4705-73e6-2159" x_cf_routererror:"-" traceparent:"00-f57d0fbed79e4462702e941edbc834c3-702e941edbc834c3-01" tracestate:"gorouter=702e941edbc834c3"';
-const LEGACY = 'www.example.com - [14/06/2016:17:51:32.459 +0000] "GET /user/ HTTP/1.1" 200 0 103455 "-" "Mozilla/5.0" 192.0.2.132:46359 x_forwarded_for:"198.51.100.120" x_forwarded_proto:"http" vcap_request_id:9365d216-623a-45cb-6ef6-eba495c19fa8 response_time:0.059468637 app_id:79cc58aa-3737-43ae-ac71-39a2843b5178';
+const MODERN =
+  'myapp.apps.example.com - [2025-09-18T05:32:10.722911143Z] "GET / HTTP/2.0" 200 0 323 "-" "Mozilla/5.0" "10.0.136.0:26678" "10.32.2.6:61225" x_forwarded_for:"35.144.46.133, 10.0.136.0" x_forwarded_proto:"https" vcap_request_id:"b8fb3d83-ae6a-43ca-5b91-591aadde8c06" response_time:0.025501 gorouter_time:0.000085 app_id:"1ec90566-397f-4238-a452-ad4d246f73e4" app_index:"0" instance_id:"57341afc-6d72-4e2d-4b80-8609" failed_attempts:0 failed_attempts_time:"-" dns_time:0.000000 dial_time:0.001322 tls_time:0.009895 backend_time:0.025416 local_address:"10.0.129.9:41652" x_cf_routererror:"-" x_correlation_id:"-" x_b3_traceid:"b8fb3d83ae6a43ca5b91591aadde8c06" x_b3_spanid:"5b91591aadde8c06" x_b3_parentspanid:"-" b3:"b8fb3d83ae6a43ca5b91591aadde8c06-5b91591aadde8c06"';
+const TRACEPARENT =
+  'blog.apps.example.com - [2024-08-09T01:01:10.423829188Z] "POST /api/counter HTTP/2.0" 200 15 39 "https://blog.apps.example.com/entries/814" "Mozilla/5.0" "10.11.12.13:53465" "10.0.6.10:61010" x_forwarded_for:"10.11.12.13" x_forwarded_proto:"https" vcap_request_id:"f57d0fbe-d79e-4462-702e-941edbc834c3" response_time:0.940925 gorouter_time:0.000264 app_id:"509e69f4-101f-4175-82cb-c2de2b7291f8" app_index:"0" instance_id:"49dbefe1-4773-4705-73e6-2159" x_cf_routererror:"-" traceparent:"00-f57d0fbed79e4462702e941edbc834c3-702e941edbc834c3-01" tracestate:"gorouter=702e941edbc834c3"';
+const LEGACY =
+  'www.example.com - [14/06/2016:17:51:32.459 +0000] "GET /user/ HTTP/1.1" 200 0 103455 "-" "Mozilla/5.0" 192.0.2.132:46359 x_forwarded_for:"198.51.100.120" x_forwarded_proto:"http" vcap_request_id:9365d216-623a-45cb-6ef6-eba495c19fa8 response_time:0.059468637 app_id:79cc58aa-3737-43ae-ac71-39a2843b5178';
 
 /** @param {string} line @param {string} [correlationField] */
 const record = (line, correlationField = 'x_correlation_id') => {
@@ -20,10 +23,24 @@ const record = (line, correlationField = 'x_correlation_id') => {
 describe('parseGorouterLine: real lines', () => {
   it('modern line with timing fields and B3 headers', () => {
     assert.deepEqual(record(MODERN), {
-      receivedAt: '2025-09-18T05:32:10.722911Z', appGuid: '1ec90566-397f-4238-a452-ad4d246f73e4', appName: null, appIndex: 0,
-      instanceId: '57341afc-6d72-4e2d-4b80-8609', method: 'GET', path: '/', status: 200, responseTimeMs: 25.501, gorouterTimeMs: 0.085,
-      responseTimeResolutionMs: null, bytesReceived: 0, bytesSent: 323, vcapRequestId: 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06',
-      correlationId: 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06', routerError: null, traceId: 'b8fb3d83ae6a43ca5b91591aadde8c06',
+      kind: 'router_request',
+      receivedAt: '2025-09-18T05:32:10.722911Z',
+      appGuid: '1ec90566-397f-4238-a452-ad4d246f73e4',
+      appName: null,
+      appIndex: 0,
+      instanceId: '57341afc-6d72-4e2d-4b80-8609',
+      method: 'GET',
+      path: '/',
+      status: 200,
+      responseTimeMs: 25.501,
+      gorouterTimeMs: 0.085,
+      responseTimeResolutionMs: null,
+      bytesReceived: 0,
+      bytesSent: 323,
+      vcapRequestId: 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06',
+      correlationId: 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06',
+      routerError: null,
+      traceId: 'b8fb3d83ae6a43ca5b91591aadde8c06',
     });
   });
 
@@ -40,23 +57,40 @@ describe('parseGorouterLine: real lines', () => {
 
   it('legacy line: dd/MM/yyyy time, unquoted values, no gorouter_time or instance_id', () => {
     assert.deepEqual(record(LEGACY), {
-      receivedAt: '2016-06-14T17:51:32.459000Z', appGuid: '79cc58aa-3737-43ae-ac71-39a2843b5178', appName: null, appIndex: null,
-      instanceId: null, method: 'GET', path: '/user/', status: 200, responseTimeMs: 59.468637, gorouterTimeMs: null,
-      responseTimeResolutionMs: null, bytesReceived: 0, bytesSent: 103455, vcapRequestId: '9365d216-623a-45cb-6ef6-eba495c19fa8',
-      correlationId: '9365d216-623a-45cb-6ef6-eba495c19fa8', routerError: null, traceId: null,
+      kind: 'router_request',
+      receivedAt: '2016-06-14T17:51:32.459000Z',
+      appGuid: '79cc58aa-3737-43ae-ac71-39a2843b5178',
+      appName: null,
+      appIndex: null,
+      instanceId: null,
+      method: 'GET',
+      path: '/user/',
+      status: 200,
+      responseTimeMs: 59.468637,
+      gorouterTimeMs: null,
+      responseTimeResolutionMs: null,
+      bytesReceived: 0,
+      bytesSent: 103455,
+      vcapRequestId: '9365d216-623a-45cb-6ef6-eba495c19fa8',
+      correlationId: '9365d216-623a-45cb-6ef6-eba495c19fa8',
+      routerError: null,
+      traceId: null,
     });
   });
 });
 
 describe('parseGorouterLine: variants', () => {
-  it('strips the `cf logs` prefix; the [RTR/n] index is the router\'s, never the app\'s', () => {
+  it("strips the `cf logs` prefix; the [RTR/n] index is the router's, never the app's", () => {
     const r = record(`   2025-09-18T05:32:10.74+0000 [RTR/7] OUT ${MODERN}`);
     assert.equal(r.appIndex, 0);
     assert.equal(r.responseTimeMs, 25.501);
   });
 
   it('skips other `cf logs` sources as not_rtr', () => {
-    assert.deepEqual(parseGorouterLine('2025-09-18T05:32:10.74+0000 [APP/PROC/WEB/0] OUT listening on 8080'), { ok: false, reason: 'not_rtr' });
+    assert.deepEqual(parseGorouterLine('2025-09-18T05:32:10.74+0000 [APP/PROC/WEB/0] OUT listening on 8080'), {
+      ok: false,
+      reason: 'not_rtr',
+    });
   });
 
   it('prefers the configured extra header over vcap_request_id, normalised to UUID form', () => {
@@ -71,10 +105,25 @@ describe('parseGorouterLine: variants', () => {
   });
 
   it('takes "-" anywhere as absent', () => {
-    const line = 'a.example.com - [2025-09-18T05:32:10.722911143Z] "-" - - - "-" "-" "-" "-" vcap_request_id:"-" response_time:"-" gorouter_time:"-" app_id:"-" app_index:"-" x_cf_routererror:"unknown_route"';
+    const line =
+      'a.example.com - [2025-09-18T05:32:10.722911143Z] "-" - - - "-" "-" "-" "-" vcap_request_id:"-" response_time:"-" gorouter_time:"-" app_id:"-" app_index:"-" x_cf_routererror:"unknown_route"';
     const r = record(line);
-    assert.deepEqual([r.method, r.path, r.status, r.bytesReceived, r.bytesSent, r.responseTimeMs, r.gorouterTimeMs, r.appGuid, r.appIndex, r.vcapRequestId, r.correlationId],
-      [null, null, null, null, null, null, null, null, null, null, null]);
+    assert.deepEqual(
+      [
+        r.method,
+        r.path,
+        r.status,
+        r.bytesReceived,
+        r.bytesSent,
+        r.responseTimeMs,
+        r.gorouterTimeMs,
+        r.appGuid,
+        r.appIndex,
+        r.vcapRequestId,
+        r.correlationId,
+      ],
+      [null, null, null, null, null, null, null, null, null, null, null],
+    );
     assert.equal(r.routerError, 'unknown_route');
   });
 
@@ -96,7 +145,8 @@ describe('parseGorouterLine: variants', () => {
       [MODERN.replace('response_time:0.025501', 'response_time:-0.5'), 'bad_duration'],
       [MODERN.replace('gorouter_time:0.000085', 'gorouter_time:NaN'), 'bad_duration'],
     ]);
-    for (const [line, reason] of cases) assert.deepEqual(parseGorouterLine(line), { ok: false, reason }, line.slice(0, 60));
+    for (const [line, reason] of cases)
+      assert.deepEqual(parseGorouterLine(line), { ok: false, reason }, line.slice(0, 60));
   });
 });
 
@@ -113,7 +163,10 @@ describe('parseRouterTimestamp', () => {
 describe('normalizeId', () => {
   it('brings every id form to lower-case UUID', () => {
     assert.equal(normalizeId('B8FB3D83AE6A43CA5B91591AADDE8C06'), 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06');
-    assert.equal(normalizeId('00-f57d0fbed79e4462702e941edbc834c3-702e941edbc834c3-01'), 'f57d0fbe-d79e-4462-702e-941edbc834c3');
+    assert.equal(
+      normalizeId('00-f57d0fbed79e4462702e941edbc834c3-702e941edbc834c3-01'),
+      'f57d0fbe-d79e-4462-702e-941edbc834c3',
+    );
     assert.equal(normalizeId(' 9365D216-623A-45CB-6EF6-EBA495C19FA8 '), '9365d216-623a-45cb-6ef6-eba495c19fa8');
     assert.equal(normalizeId('-'), null);
   });
@@ -121,14 +174,28 @@ describe('normalizeId', () => {
 
 describe('mapDocument', () => {
   const logsearch = {
-    '@timestamp': '2025-09-18T05:32:10.748Z', '@source': { type: 'RTR' }, '@cf': { app: 'myapp', app_id: '1ec90566-397f-4238-a452-ad4d246f73e4' },
+    '@timestamp': '2025-09-18T05:32:10.748Z',
+    '@source': { type: 'RTR' },
+    '@cf': { app: 'myapp', app_id: '1ec90566-397f-4238-a452-ad4d246f73e4' },
     rtr: {
-      timestamp: '2025-09-18T05:32:10.722911143Z', verb: 'GET', path: '/', status: 200, request_bytes_received: 0, body_bytes_sent: 323,
-      vcap_request_id: 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06', response_time_ms: 26, gorouter_time_ms: 0.085,
-      app: { id: '1ec90566-397f-4238-a452-ad4d246f73e4', index: 0 }, extra: { x_correlation_id: '7D0A3C5E-0000-4000-8000-000000000001', x_cf_routererror: '-' },
+      timestamp: '2025-09-18T05:32:10.722911143Z',
+      verb: 'GET',
+      path: '/',
+      status: 200,
+      request_bytes_received: 0,
+      body_bytes_sent: 323,
+      vcap_request_id: 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06',
+      response_time_ms: 26,
+      gorouter_time_ms: 0.085,
+      app: { id: '1ec90566-397f-4238-a452-ad4d246f73e4', index: 0 },
+      extra: { x_correlation_id: '7D0A3C5E-0000-4000-8000-000000000001', x_cf_routererror: '-' },
     },
   };
-  const options = { fields: fieldNamesFor('auto', {}), format: /** @type {const} */ ('auto'), correlationField: 'x_correlation_id' };
+  const options = {
+    fields: fieldNamesFor('auto', {}),
+    format: /** @type {const} */ ('auto'),
+    correlationField: 'x_correlation_id',
+  };
 
   it('maps logsearch fields and marks whole-ms response times', () => {
     const result = mapDocument(logsearch, options);
@@ -141,12 +208,33 @@ describe('mapDocument', () => {
   });
 
   it('reads dotted keys and configurable field names', () => {
-    const doc = { '@timestamp': 'x', 'router.received': '2025-09-18T05:32:10Z', 'router.response_time_ms': 12.5, 'router.status': '201', '@cf.app': 'a' };
-    const fields = fieldNamesFor('logsearch', { receivedAt: 'router.received', responseTimeMs: 'router.response_time_ms', status: 'router.status' });
+    const doc = {
+      '@timestamp': 'x',
+      'router.received': '2025-09-18T05:32:10Z',
+      'router.response_time_ms': 12.5,
+      'router.status': '201',
+      '@cf.app': 'a',
+    };
+    const fields = fieldNamesFor('logsearch', {
+      receivedAt: 'router.received',
+      responseTimeMs: 'router.response_time_ms',
+      status: 'router.status',
+    });
     const result = mapDocument(doc, { fields, format: 'logsearch' });
     assert.ok(result.ok);
-    assert.deepEqual([result.record.responseTimeMs, result.record.status, result.record.appName, result.record.responseTimeResolutionMs], [12.5, 201, 'a', null]);
-    assert.throws(() => fieldNamesFor('logsearch', { responseTime: 'x' }), { name: 'ConfigError', message: /ROUTER_LOG_FIELDS has unknown key responseTime/ });
+    assert.deepEqual(
+      [
+        result.record.responseTimeMs,
+        result.record.status,
+        result.record.appName,
+        result.record.responseTimeResolutionMs,
+      ],
+      [12.5, 201, 'a', null],
+    );
+    assert.throws(() => fieldNamesFor('logsearch', { responseTime: 'x' }), {
+      name: 'ConfigError',
+      message: /ROUTER_LOG_FIELDS has unknown key responseTime/,
+    });
   });
 
   it('parses a raw line in auto mode and takes the app name from the envelope', () => {
@@ -155,7 +243,10 @@ describe('mapDocument', () => {
     assert.equal(result.record.appName, 'myapp');
     assert.equal(result.record.responseTimeMs, 25.501);
     assert.deepEqual(mapDocument({ '@cf': { app: 'x' } }, options), { ok: false, reason: 'unknown_format' });
-    assert.deepEqual(mapDocument({ message: 'x' }, { ...options, format: 'raw', fields: fieldNamesFor('raw', {}) }), { ok: false, reason: 'not_gorouter' });
+    assert.deepEqual(mapDocument({ message: 'x' }, { ...options, format: 'raw', fields: fieldNamesFor('raw', {}) }), {
+      ok: false,
+      reason: 'not_gorouter',
+    });
   });
 });
 
@@ -164,13 +255,22 @@ describe('properties (fast-check)', () => {
   const sane = (result) => {
     if (!result.ok) return typeof result.reason === 'string' && result.reason.length > 0;
     const r = result.record;
-    return [r.responseTimeMs, r.gorouterTimeMs, r.status, r.bytesReceived, r.bytesSent, r.appIndex].every((v) => v === null || (Number.isFinite(v) && v >= 0))
-      && !Number.isNaN(Date.parse(r.receivedAt));
+    return (
+      [r.responseTimeMs, r.gorouterTimeMs, r.status, r.bytesReceived, r.bytesSent, r.appIndex].every(
+        (v) => v === null || (Number.isFinite(v) && v >= 0),
+      ) && !Number.isNaN(Date.parse(r.receivedAt))
+    );
   };
 
   it('never throws on arbitrary strings and yields only sane records', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 400 }), (s) => sane(parseGorouterLine(s))), { numRuns: 5000 });
-    fc.assert(fc.property(fc.anything(), (v) => sane(parseGorouterLine(/** @type {any} */ (v)))), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 400 }), (s) => sane(parseGorouterLine(s))),
+      { numRuns: 5000 },
+    );
+    fc.assert(
+      fc.property(fc.anything(), (v) => sane(parseGorouterLine(/** @type {any} */ (v)))),
+      { numRuns: 1000 },
+    );
   });
 
   it('never throws on mutated real lines (cut, spliced, characters replaced)', () => {
@@ -180,20 +280,44 @@ describe('properties (fast-check)', () => {
       const j = Math.min(l.length, i + (b % 30));
       return l.slice(0, i) + insert + l.slice(j);
     });
-    fc.assert(fc.property(mutated, (s) => sane(parseGorouterLine(s))), { numRuns: 10000 });
-    fc.assert(fc.property(line, fc.nat(), (l, n) => sane(parseGorouterLine(l.slice(0, n % (l.length + 1))))), { numRuns: 2000 });
+    fc.assert(
+      fc.property(mutated, (s) => sane(parseGorouterLine(s))),
+      { numRuns: 10000 },
+    );
+    fc.assert(
+      fc.property(line, fc.nat(), (l, n) => sane(parseGorouterLine(l.slice(0, n % (l.length + 1))))),
+      { numRuns: 2000 },
+    );
   });
 
   it('never throws on arbitrary documents', () => {
     const options = { fields: fieldNamesFor('auto', {}), format: /** @type {const} */ ('auto') };
     // Found by this property once: an object where a number belongs, whose toString is not a function.
-    assert.deepEqual(mapDocument({ rtr: { timestamp: 0, response_time_ms: { toString: 0 }, status: false } }, options), { ok: false, reason: 'bad_duration' });
+    assert.deepEqual(
+      mapDocument({ rtr: { timestamp: 0, response_time_ms: { toString: 0 }, status: false } }, options),
+      { ok: false, reason: 'bad_duration' },
+    );
     // Values whose conversion to a primitive throws or lies, beside everything else.
     const hostile = fc.record({ toString: fc.anything(), valueOf: fc.anything() });
     const anyValue = fc.oneof(fc.anything({ withObjectString: true, withNullPrototype: true }), hostile);
-    fc.assert(fc.property(fc.anything({ withObjectString: true }), (doc) => sane(mapDocument(doc, options))), { numRuns: 3000 });
-    fc.assert(fc.property(fc.record({ rtr: fc.record({ timestamp: fc.oneof(fc.string(), fc.integer(), anyValue), response_time_ms: anyValue, status: anyValue,
-      app: fc.record({ id: anyValue, index: anyValue }), extra: fc.dictionary(fc.constantFrom('x_correlation_id', 'instance_id', 'x_b3_traceid'), anyValue) }) }),
-    (doc) => sane(mapDocument(doc, options))), { numRuns: 5000 });
+    fc.assert(
+      fc.property(fc.anything({ withObjectString: true }), (doc) => sane(mapDocument(doc, options))),
+      { numRuns: 3000 },
+    );
+    fc.assert(
+      fc.property(
+        fc.record({
+          rtr: fc.record({
+            timestamp: fc.oneof(fc.string(), fc.integer(), anyValue),
+            response_time_ms: anyValue,
+            status: anyValue,
+            app: fc.record({ id: anyValue, index: anyValue }),
+            extra: fc.dictionary(fc.constantFrom('x_correlation_id', 'instance_id', 'x_b3_traceid'), anyValue),
+          }),
+        }),
+        (doc) => sane(mapDocument(doc, options)),
+      ),
+      { numRuns: 5000 },
+    );
   });
 });

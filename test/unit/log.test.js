@@ -1,12 +1,17 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { createLogger, serializeError } from '../../collector/log.js';
+import { createLogger, serializeError } from '../../core/log.js';
 
 function capture() {
   /** @type {string[]} */
   const lines = [];
-  const destination = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
   return { lines, destination };
 }
 
@@ -25,8 +30,15 @@ describe('logger', () => {
 
   it('logs an axios-like error without its request config or headers', () => {
     const err = Object.assign(new Error('Request failed'), {
-      code: 'ERR_BAD_RESPONSE', config: { headers: { Authorization: 'bearer abc' } }, response: { status: 502, config: {} },
+      code: 'ERR_BAD_RESPONSE',
+      config: { headers: { Authorization: 'bearer abc' } },
+      response: { status: 502, config: {} },
     });
-    assert.deepEqual(serializeError(err), { type: 'Error', message: 'Request failed', code: 'ERR_BAD_RESPONSE', status: 502 });
+    assert.deepEqual(serializeError(err), {
+      type: 'Error',
+      message: 'Request failed',
+      code: 'ERR_BAD_RESPONSE',
+      status: 502,
+    });
   });
 });

@@ -5,7 +5,8 @@ import { createTokenProvider, jwtExpiry } from '../../collector/sources/cloud-co
 const jwt = (/** @type {object} */ claims) => `e30.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`;
 
 describe('jwtExpiry', () => {
-  it('reads exp (seconds) as epoch milliseconds', () => assert.equal(jwtExpiry(jwt({ exp: 1_800_000_000 })), 1_800_000_000_000));
+  it('reads exp (seconds) as epoch milliseconds', () =>
+    assert.equal(jwtExpiry(jwt({ exp: 1_800_000_000 })), 1_800_000_000_000));
   it('is undefined for opaque tokens', () => {
     assert.equal(jwtExpiry('opaque-token'), undefined);
     assert.equal(jwtExpiry('a.!!!.c'), undefined);
@@ -19,9 +20,18 @@ describe('token provider', () => {
     const sent = [];
     const send = async (/** @type {any} */ req) => {
       sent.push(req);
-      return { status: 200, headers: {}, data: { access_token: jwt({ exp: clock / 1000 + 1200 }), refresh_token: `r${sent.length}`, expires_in: 1200 } };
+      return {
+        status: 200,
+        headers: {},
+        data: { access_token: jwt({ exp: clock / 1000 + 1200 }), refresh_token: `r${sent.length}`, expires_in: 1200 },
+      };
     };
-    const tokens = createTokenProvider({ tokenUrl: 'http://uaa/oauth/token', credentials: { username: 'u', password: 'p w' }, send, now: () => clock });
+    const tokens = createTokenProvider({
+      tokenUrl: 'http://uaa/oauth/token',
+      credentials: { username: 'u', password: 'p w' },
+      send,
+      now: () => clock,
+    });
     const first = await tokens.get();
     assert.equal(await tokens.get(), first);
     assert.equal(sent.length, 1);
@@ -34,8 +44,20 @@ describe('token provider', () => {
   });
 
   it('fails with the UAA error when the credentials are refused', async () => {
-    const send = async () => ({ status: 401, headers: {}, data: { error: 'unauthorized', error_description: 'Bad credentials' } });
-    const tokens = createTokenProvider({ tokenUrl: 'http://uaa/oauth/token', credentials: { username: 'u', password: 'bad' }, send });
-    await assert.rejects(tokens.get(), { name: 'HttpError', reason: 'auth', message: 'UAA refused the password grant (unauthorized: Bad credentials)' });
+    const send = async () => ({
+      status: 401,
+      headers: {},
+      data: { error: 'unauthorized', error_description: 'Bad credentials' },
+    });
+    const tokens = createTokenProvider({
+      tokenUrl: 'http://uaa/oauth/token',
+      credentials: { username: 'u', password: 'bad' },
+      send,
+    });
+    await assert.rejects(tokens.get(), {
+      name: 'HttpError',
+      reason: 'auth',
+      message: 'UAA refused the password grant (unauthorized: Bad credentials)',
+    });
   });
 });

@@ -1,6 +1,6 @@
 // Cloud Controller API client: discovery, UAA auth, paging, bounded concurrency.
 import pLimit from 'p-limit';
-import { HttpError, createHttp, pathOf } from '../../http-client.js';
+import { HttpError, createHttp, pathOf } from '../../net/http-client.js';
 import { errorTitle } from './parse.js';
 import { createTokenProvider } from './uaa.js';
 
@@ -12,10 +12,10 @@ import { createTokenProvider } from './uaa.js';
  */
 
 /**
- * @param {import('../../config.js').CloudControllerConfig & { api: string }} cf
+ * @param {import('../../config/index.js').CloudControllerConfig & { api: string }} cf
  * @param {object} [deps]
  * @param {import('pino').Logger} [deps.log]
- * @param {import('../../retry.js').BackoffOptions} [deps.backoff]
+ * @param {import('../../../core/retry.js').BackoffOptions} [deps.backoff]
  */
 export function createCloudControllerClient(cf, deps = {}) {
   const { log } = deps;
@@ -25,9 +25,16 @@ export function createCloudControllerClient(cf, deps = {}) {
     skipSslValidation: cf.skipSslValidation,
     backoff: deps.backoff,
     errorTitle,
-    onRetry: (e) => log?.warn({ reason: e.reason, attempt: e.attempt, delayMs: e.delayMs, url: e.url }, 'cloud-controller: retrying request'),
+    onRetry: (e) =>
+      log?.warn(
+        { reason: e.reason, attempt: e.attempt, delayMs: e.delayMs, url: e.url },
+        'cloud-controller: retrying request',
+      ),
   });
-  const send = (/** @type {import('../../http-client.js').HttpRequest} */ request) => { requests += 1; return http.send(request); };
+  const send = (/** @type {import('../../net/http-client.js').HttpRequest} */ request) => {
+    requests += 1;
+    return http.send(request);
+  };
   const limit = pLimit(cf.concurrency);
   /** @type {Promise<Discovery & { tokens: ReturnType<typeof createTokenProvider> }> | undefined} */
   let discovered;
@@ -36,15 +43,25 @@ export function createCloudControllerClient(cf, deps = {}) {
   async function discover(signal) {
     const response = await send({ url: `${cf.api}/`, signal });
     if (response.status !== 200 || !response.data?.links) {
-      throw new HttpError(`GET ${cf.api}/ answered ${response.status}: not a Cloud Controller API (no links)`, { status: response.status, reason: 'discovery' });
+      throw new HttpError(`GET ${cf.api}/ answered ${response.status}: not a Cloud Controller API (no links)`, {
+        status: response.status,
+        reason: 'discovery',
+      });
     }
     const links = response.data.links;
     const v3 = links.cloud_controller_v3;
     const v2 = links.cloud_controller_v2;
     const login = links.login?.href ?? links.uaa?.href;
-    if (!v3 && !v2) throw new HttpError(`GET ${cf.api}/ lists neither cloud_controller_v3 nor cloud_controller_v2`, { reason: 'discovery' });
+    if (!v3 && !v2)
+      throw new HttpError(`GET ${cf.api}/ lists neither cloud_controller_v3 nor cloud_controller_v2`, {
+        reason: 'discovery',
+      });
     if (!login) throw new HttpError(`GET ${cf.api}/ lists no login or uaa link`, { reason: 'discovery' });
-    const tokens = createTokenProvider({ tokenUrl: `${String(login).replace(/\/+$/, '')}/oauth/token`, credentials: cf, send });
+    const tokens = createTokenProvider({
+      tokenUrl: `${String(login).replace(/\/+$/, '')}/oauth/token`,
+      credentials: cf,
+      send,
+    });
     return {
       v3: Boolean(v3),
       apiVersion: String((v3 ?? v2).meta?.version ?? 'unknown'),
@@ -55,14 +72,17 @@ export function createCloudControllerClient(cf, deps = {}) {
 
   /** @param {AbortSignal} [signal] */
   function discovery(signal) {
-    discovered ??= discover(signal).catch((err) => { discovered = undefined; throw err; });
+    discovered ??= discover(signal).catch((err) => {
+      discovered = undefined;
+      throw err;
+    });
     return discovered;
   }
 
   /**
    * GET with a bearer token; a 401 CF-InvalidAuthToken refreshes the token once and retries.
    * @param {string} pathOrUrl @param {AbortSignal} [signal]
-   * @returns {Promise<import('../../http-client.js').HttpResponse>}
+   * @returns {Promise<import('../../net/http-client.js').HttpResponse>}
    */
   function get(pathOrUrl, signal) {
     return limit(async () => {
@@ -70,7 +90,11 @@ export function createCloudControllerClient(cf, deps = {}) {
       const url = /^https?:\/\//.test(pathOrUrl) ? pathOrUrl : `${cf.api}${pathOrUrl}`;
       for (let attempt = 0; ; attempt++) {
         const token = await tokens.get(signal);
-        const response = await send({ url, headers: { Authorization: `bearer ${token}`, Accept: 'application/json' }, signal });
+        const response = await send({
+          url,
+          headers: { Authorization: `bearer ${token}`, Accept: 'application/json' },
+          signal,
+        });
         if (response.status === 200) return response;
         const title = errorTitle(response.data);
         if (response.status === 401 && title === 'CF-InvalidAuthToken' && attempt === 0) {
@@ -78,8 +102,17 @@ export function createCloudControllerClient(cf, deps = {}) {
           tokens.invalidate(token);
           continue;
         }
-        const reason = response.status === 401 || response.status === 403 ? 'auth' : response.status === 404 ? 'not_found' : `http_${response.status}`;
-        throw new HttpError(`GET ${pathOf(url)} answered ${response.status}${title ? ` ${title}` : ''}`, { status: response.status, title, reason });
+        const reason =
+          response.status === 401 || response.status === 403
+            ? 'auth'
+            : response.status === 404
+              ? 'not_found'
+              : `http_${response.status}`;
+        throw new HttpError(`GET ${pathOf(url)} answered ${response.status}${title ? ` ${title}` : ''}`, {
+          status: response.status,
+          title,
+          reason,
+        });
       }
     });
   }
@@ -104,12 +137,18 @@ export function createCloudControllerClient(cf, deps = {}) {
   return {
     discovery,
     get,
-    /** A v3 list to the end: `pagination.next.href` until it is null. @param {string} path @param {AbortSignal} [signal] */
+    /**
+     * A v3 list to the end: `pagination.next.href` until it is null.
+     * @param {string} path
+     * @param {AbortSignal} [signal]
+     */
     getAllV3: (path, signal) => getAll(path, (body) => body?.pagination?.next?.href, signal),
     /** A v2 list to the end: `next_url` until it is null. @param {string} path @param {AbortSignal} [signal] */
     getAllV2: (path, signal) => getAll(path, (body) => body?.next_url, signal),
     /** Requests sent so far (including token requests and retries). */
-    get requests() { return requests; },
+    get requests() {
+      return requests;
+    },
     close: http.close,
   };
 }

@@ -1,6 +1,6 @@
 // Pure functions: Cloud Controller stats payloads -> InstanceSample records. No I/O here.
 
-/** @typedef {import('../../types.js').InstanceSample} InstanceSample */
+/** @typedef {import('../../../core/types.js').InstanceSample} InstanceSample */
 
 /**
  * @typedef {object} StatsContext
@@ -28,8 +28,18 @@ export function fractionToPercent(fraction) {
 }
 
 /**
+ * @typedef {object} StatsEntry
+ * @property {number} index
+ * @property {string} state
+ * @property {any} [usage]
+ * @property {unknown} [memQuota]
+ * @property {unknown} [diskQuota]
+ * @property {unknown} [uptime]
+ */
+
+/**
  * @param {StatsContext} ctx
- * @param {{ index: number, state: string, usage?: any, memQuota?: unknown, diskQuota?: unknown, uptime?: unknown }} entry
+ * @param {StatsEntry} entry
  * @param {ParseWarning[]} warnings
  * @returns {InstanceSample}
  */
@@ -46,6 +56,7 @@ function toSample(ctx, entry, warnings) {
     warnings.push({ reason: 'bad_usage', detail: `${where}: usage.cpu is ${JSON.stringify(usage.cpu)}` });
   }
   return {
+    kind: 'instance_sample',
     ts: ctx.ts,
     appGuid: ctx.appGuid,
     appName: ctx.appName,
@@ -71,19 +82,36 @@ export function parseV3Stats(body, ctx) {
   const warnings = [];
   const resources = Array.isArray(body?.resources) ? body.resources : null;
   if (!resources) {
-    warnings.push({ reason: 'bad_payload', detail: `${ctx.appName}/${ctx.processType}: stats body has no resources list` });
+    warnings.push({
+      reason: 'bad_payload',
+      detail: `${ctx.appName}/${ctx.processType}: stats body has no resources list`,
+    });
     return { samples: [], warnings };
   }
   /** @type {InstanceSample[]} */
   const samples = [];
   for (const r of resources) {
     if (!r || !Number.isInteger(r.index) || r.index < 0) {
-      warnings.push({ reason: 'bad_payload', detail: `${ctx.appName}/${ctx.processType}: stats entry without a valid index` });
+      warnings.push({
+        reason: 'bad_payload',
+        detail: `${ctx.appName}/${ctx.processType}: stats entry without a valid index`,
+      });
       continue;
     }
-    samples.push(toSample(ctx, {
-      index: r.index, state: r.state, usage: r.usage, memQuota: r.mem_quota, diskQuota: r.disk_quota, uptime: r.uptime,
-    }, warnings));
+    samples.push(
+      toSample(
+        ctx,
+        {
+          index: r.index,
+          state: r.state,
+          usage: r.usage,
+          memQuota: r.mem_quota,
+          diskQuota: r.disk_quota,
+          uptime: r.uptime,
+        },
+        warnings,
+      ),
+    );
   }
   samples.sort((a, b) => a.instanceIndex - b.instanceIndex);
   return { samples, warnings };
@@ -105,13 +133,27 @@ export function parseV2Stats(body, ctx) {
   for (const [key, entry] of Object.entries(body)) {
     const index = /^\d+$/.test(key) ? Number(key) : NaN;
     if (!Number.isInteger(index) || !entry || typeof entry !== 'object') {
-      warnings.push({ reason: 'bad_payload', detail: `${ctx.appName}: v2 stats key ${JSON.stringify(key)} is not an instance index` });
+      warnings.push({
+        reason: 'bad_payload',
+        detail: `${ctx.appName}: v2 stats key ${JSON.stringify(key)} is not an instance index`,
+      });
       continue;
     }
     const stats = entry.stats ?? {};
-    samples.push(toSample(ctx, {
-      index, state: entry.state, usage: stats.usage, memQuota: stats.mem_quota, diskQuota: stats.disk_quota, uptime: stats.uptime,
-    }, warnings));
+    samples.push(
+      toSample(
+        ctx,
+        {
+          index,
+          state: entry.state,
+          usage: stats.usage,
+          memQuota: stats.mem_quota,
+          diskQuota: stats.disk_quota,
+          uptime: stats.uptime,
+        },
+        warnings,
+      ),
+    );
   }
   samples.sort((a, b) => a.instanceIndex - b.instanceIndex);
   return { samples, warnings };
@@ -123,7 +165,11 @@ export function parseV2Stats(body, ctx) {
  */
 export function errorTitle(body) {
   if (typeof body === 'string') {
-    try { return errorTitle(JSON.parse(body)); } catch { return undefined; }
+    try {
+      return errorTitle(JSON.parse(body));
+    } catch {
+      return undefined;
+    }
   }
   if (!body || typeof body !== 'object') return undefined;
   if (Array.isArray(body.errors) && body.errors[0]?.title) return String(body.errors[0].title);

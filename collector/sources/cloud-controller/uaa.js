@@ -1,6 +1,6 @@
 // UAA tokens the way the cf CLI gets them: password grant with client `cf` (empty secret), or
 // client credentials; refreshed when under a minute remains and once after a 401 InvalidAuthToken.
-import { HttpError } from '../../http-client.js';
+import { HttpError } from '../../net/http-client.js';
 
 const CF_CLIENT_BASIC = `Basic ${Buffer.from('cf:').toString('base64')}`;
 const REFRESH_MARGIN_MS = 60_000;
@@ -20,11 +20,14 @@ export function jwtExpiry(token) {
   }
 }
 
+/** @typedef {import('../../net/http-client.js').HttpRequest} HttpRequest */
+/** @typedef {import('../../net/http-client.js').HttpResponse} HttpResponse */
+
 /**
  * @param {object} options
  * @param {string} options.tokenUrl
  * @param {{ username?: string, password?: string, clientId?: string, clientSecret?: string }} options.credentials
- * @param {(req: import('../../http-client.js').HttpRequest) => Promise<import('../../http-client.js').HttpResponse>} options.send
+ * @param {(req: HttpRequest) => Promise<HttpResponse>} options.send
  * @param {() => number} [options.now]
  */
 export function createTokenProvider({ tokenUrl, credentials, send, now = Date.now }) {
@@ -38,12 +41,25 @@ export function createTokenProvider({ tokenUrl, credentials, send, now = Date.no
   async function requestToken(form, signal) {
     const headers = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' };
     if (form.grant_type !== 'client_credentials') Object.assign(headers, { Authorization: CF_CLIENT_BASIC });
-    const response = await send({ method: 'POST', url: tokenUrl, headers, data: new URLSearchParams(form).toString(), signal });
+    const response = await send({
+      method: 'POST',
+      url: tokenUrl,
+      headers,
+      data: new URLSearchParams(form).toString(),
+      signal,
+    });
     grants += 1;
     const body = response.data ?? {};
     if (response.status !== 200 || typeof body.access_token !== 'string') {
-      const what = typeof body === 'object' && body.error ? `${body.error}${body.error_description ? `: ${body.error_description}` : ''}` : `HTTP ${response.status}`;
-      throw new HttpError(`UAA refused the ${form.grant_type} grant (${what})`, { status: response.status, title: body.error, reason: 'auth' });
+      const what =
+        typeof body === 'object' && body.error
+          ? `${body.error}${body.error_description ? `: ${body.error_description}` : ''}`
+          : `HTTP ${response.status}`;
+      throw new HttpError(`UAA refused the ${form.grant_type} grant (${what})`, {
+        status: response.status,
+        title: body.error,
+        reason: 'auth',
+      });
     }
     const lifetimeMs = typeof body.expires_in === 'number' ? body.expires_in * 1000 : 0;
     token = {
@@ -57,7 +73,14 @@ export function createTokenProvider({ tokenUrl, credentials, send, now = Date.no
   /** @param {AbortSignal} [signal] */
   async function obtain(signal) {
     if (credentials.clientId) {
-      return requestToken({ grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret ?? '' }, signal);
+      return requestToken(
+        {
+          grant_type: 'client_credentials',
+          client_id: credentials.clientId,
+          client_secret: credentials.clientSecret ?? '',
+        },
+        signal,
+      );
     }
     if (token?.refreshToken) {
       try {
@@ -67,14 +90,19 @@ export function createTokenProvider({ tokenUrl, credentials, send, now = Date.no
         // An expired refresh token: fall through to a fresh password grant.
       }
     }
-    return requestToken({ grant_type: 'password', username: credentials.username ?? '', password: credentials.password ?? '' }, signal);
+    return requestToken(
+      { grant_type: 'password', username: credentials.username ?? '', password: credentials.password ?? '' },
+      signal,
+    );
   }
 
   return {
     /** A valid access token, fetching or refreshing one when under a minute remains. @param {AbortSignal} [signal] */
     async get(signal) {
       if (token && token.expiresAt - now() > REFRESH_MARGIN_MS) return token.accessToken;
-      inFlight ??= obtain(signal).finally(() => { inFlight = undefined; });
+      inFlight ??= obtain(signal).finally(() => {
+        inFlight = undefined;
+      });
       return inFlight;
     },
     /** Forget the token so the next `get` fetches a new one (after a 401 InvalidAuthToken). @param {string} rejected */
@@ -82,6 +110,8 @@ export function createTokenProvider({ tokenUrl, credentials, send, now = Date.no
       if (token?.accessToken === rejected) token = { ...token, expiresAt: 0 };
     },
     /** How many token requests were sent, for tests and the poll summary. */
-    get grants() { return grants; },
+    get grants() {
+      return grants;
+    },
   };
 }

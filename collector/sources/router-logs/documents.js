@@ -1,7 +1,7 @@
 // Pure mapping of search documents to RouterRequest records, for the two formats paasmon knows:
 // `logsearch` (Logstash-parsed rtr.* fields) and `raw` (the gorouter line in a message field).
-import { ConfigError } from '../../errors.js';
-import { correlationIdOf, normalizeTraceId } from './correlation.js';
+import { ConfigError } from '../../../core/errors.js';
+import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
 import { parseGorouterLine, parseRouterTimestamp } from './gorouter.js';
 
 /**
@@ -31,16 +31,44 @@ import { parseGorouterLine, parseRouterTimestamp } from './gorouter.js';
 /** @type {Readonly<Record<'logsearch' | 'raw', FieldNames>>} */
 export const FIELD_PRESETS = Object.freeze({
   logsearch: Object.freeze({
-    timestamp: '@timestamp', sourceType: '@source.type', appName: '@cf.app', appGuid: '@cf.app_id',
-    receivedAt: 'rtr.timestamp', method: 'rtr.verb', path: 'rtr.path', status: 'rtr.status',
-    bytesReceived: 'rtr.request_bytes_received', bytesSent: 'rtr.body_bytes_sent', vcapRequestId: 'rtr.vcap_request_id',
-    responseTimeMs: 'rtr.response_time_ms', gorouterTimeMs: 'rtr.gorouter_time_ms', appId: 'rtr.app.id', appIndex: 'rtr.app.index',
-    extra: 'rtr.extra', message: '@raw', raw: '@raw',
+    timestamp: '@timestamp',
+    sourceType: '@source.type',
+    appName: '@cf.app',
+    appGuid: '@cf.app_id',
+    receivedAt: 'rtr.timestamp',
+    method: 'rtr.verb',
+    path: 'rtr.path',
+    status: 'rtr.status',
+    bytesReceived: 'rtr.request_bytes_received',
+    bytesSent: 'rtr.body_bytes_sent',
+    vcapRequestId: 'rtr.vcap_request_id',
+    responseTimeMs: 'rtr.response_time_ms',
+    gorouterTimeMs: 'rtr.gorouter_time_ms',
+    appId: 'rtr.app.id',
+    appIndex: 'rtr.app.index',
+    extra: 'rtr.extra',
+    message: '@raw',
+    raw: '@raw',
   }),
   raw: Object.freeze({
-    timestamp: '@timestamp', sourceType: '@source.type', appName: '@cf.app', appGuid: '@cf.app_id',
-    receivedAt: '', method: '', path: '', status: '', bytesReceived: '', bytesSent: '', vcapRequestId: '',
-    responseTimeMs: '', gorouterTimeMs: '', appId: '', appIndex: '', extra: '', message: 'message', raw: 'message',
+    timestamp: '@timestamp',
+    sourceType: '@source.type',
+    appName: '@cf.app',
+    appGuid: '@cf.app_id',
+    receivedAt: '',
+    method: '',
+    path: '',
+    status: '',
+    bytesReceived: '',
+    bytesSent: '',
+    vcapRequestId: '',
+    responseTimeMs: '',
+    gorouterTimeMs: '',
+    appId: '',
+    appIndex: '',
+    extra: '',
+    message: 'message',
+    raw: 'message',
   }),
 });
 
@@ -51,9 +79,17 @@ export const FIELD_PRESETS = Object.freeze({
  */
 export function fieldNamesFor(format, overrides) {
   // auto reads logsearch fields, or a gorouter line in the raw preset's message field.
-  const base = format === 'raw' ? FIELD_PRESETS.raw : format === 'auto' ? { ...FIELD_PRESETS.logsearch, message: FIELD_PRESETS.raw.message } : FIELD_PRESETS.logsearch;
+  const base =
+    format === 'raw'
+      ? FIELD_PRESETS.raw
+      : format === 'auto'
+        ? { ...FIELD_PRESETS.logsearch, message: FIELD_PRESETS.raw.message }
+        : FIELD_PRESETS.logsearch;
   for (const key of Object.keys(overrides)) {
-    if (!(key in base)) throw new ConfigError(`ROUTER_LOG_FIELDS has unknown key ${key}; known keys: ${Object.keys(base).join(', ')}`, { variable: 'ROUTER_LOG_FIELDS' });
+    if (!(key in base))
+      throw new ConfigError(`ROUTER_LOG_FIELDS has unknown key ${key}; known keys: ${Object.keys(base).join(', ')}`, {
+        variable: 'ROUTER_LOG_FIELDS',
+      });
   }
   return { ...base, ...overrides };
 }
@@ -120,7 +156,8 @@ export function mapDocument(source, options) {
     const parsed = parseLine(raw);
     if (parsed.ok) return parsed;
   }
-  const hasParsedFields = fieldOf(source, fields.receivedAt) !== undefined || fieldOf(source, fields.responseTimeMs) !== undefined;
+  const hasParsedFields =
+    fieldOf(source, fields.receivedAt) !== undefined || fieldOf(source, fields.responseTimeMs) !== undefined;
   if (hasParsedFields) return mapParsedFields(source, options);
   if (format === 'auto') {
     const message = fieldOf(source, fields.message);
@@ -133,24 +170,32 @@ export function mapDocument(source, options) {
 function mapParsedFields(source, { fields, correlationField }) {
   const rawTime = fieldOf(source, fields.receivedAt);
   if (rawTime === undefined || rawTime === null) return { ok: false, reason: 'missing_timestamp' };
-  const receivedAt = typeof rawTime === 'number'
-    ? (Number.isFinite(new Date(rawTime).getTime()) ? parseRouterTimestamp(new Date(rawTime).toISOString()) : null)
-    : typeof rawTime === 'string' ? parseRouterTimestamp(rawTime) : null;
+  const receivedAt =
+    typeof rawTime === 'number'
+      ? Number.isFinite(new Date(rawTime).getTime())
+        ? parseRouterTimestamp(new Date(rawTime).toISOString())
+        : null
+      : typeof rawTime === 'string'
+        ? parseRouterTimestamp(rawTime)
+        : null;
   if (!receivedAt) return { ok: false, reason: 'bad_timestamp' };
   const rawResponse = fieldOf(source, fields.responseTimeMs);
   const responseTimeMs = number(rawResponse);
   const gorouterTimeMs = number(fieldOf(source, fields.gorouterTimeMs));
   if (responseTimeMs === undefined || gorouterTimeMs === undefined) return { ok: false, reason: 'bad_duration' };
   const status = number(fieldOf(source, fields.status));
-  if (status === undefined || (status !== null && (!Number.isInteger(status) || status < 100 || status > 599))) return { ok: false, reason: 'bad_status' };
+  if (status === undefined || (status !== null && (!Number.isInteger(status) || status < 100 || status > 599)))
+    return { ok: false, reason: 'bad_status' };
   const extra = (/** @type {string} */ name) => text(fieldOf(source, `${fields.extra}.${name}`)) ?? undefined;
-  const get = (/** @type {string} */ name) => (name === 'vcap_request_id' ? text(fieldOf(source, fields.vcapRequestId)) ?? undefined : extra(name));
+  const get = (/** @type {string} */ name) =>
+    name === 'vcap_request_id' ? (text(fieldOf(source, fields.vcapRequestId)) ?? undefined) : extra(name);
   const appIndex = number(fieldOf(source, fields.appIndex));
   const bytesReceived = number(fieldOf(source, fields.bytesReceived));
   const bytesSent = number(fieldOf(source, fields.bytesSent));
   return {
     ok: true,
     record: {
+      kind: 'router_request',
       receivedAt,
       appGuid: (text(fieldOf(source, fields.appId)) ?? text(fieldOf(source, fields.appGuid)))?.toLowerCase() ?? null,
       appName: text(fieldOf(source, fields.appName)),
@@ -173,7 +218,12 @@ function mapParsedFields(source, { fields, correlationField }) {
   };
 }
 
-/** Adds what only the envelope knows (app name, app guid) to a record parsed from a line. @param {{ ok: true, record: import('./gorouter.js').RouterRequest }} parsed @param {any} source @param {FieldNames} fields */
+/**
+ * Adds what only the envelope knows (app name, app guid) to a record parsed from a line.
+ * @param {{ ok: true, record: import('./gorouter.js').RouterRequest }} parsed
+ * @param {any} source
+ * @param {FieldNames} fields
+ */
 function withEnvelope(parsed, source, fields) {
   const record = parsed.record;
   record.appName = record.appName ?? text(fieldOf(source, fields.appName));

@@ -1,25 +1,8 @@
 // Pure parser of gorouter access-log lines (RTR). Never throws: it returns a record or a reason.
-import { correlationIdOf, normalizeTraceId } from './correlation.js';
+import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
 
 /**
- * @typedef {object} RouterRequest
- * @property {string} receivedAt UTC, RFC 3339 with microseconds (what PostgreSQL keeps)
- * @property {string | null} appGuid
- * @property {string | null} appName
- * @property {number | null} appIndex
- * @property {string | null} instanceId
- * @property {string | null} method
- * @property {string | null} path
- * @property {number | null} status
- * @property {number | null} responseTimeMs
- * @property {number | null} gorouterTimeMs
- * @property {number | null} responseTimeResolutionMs null when exact; 1 when the store kept whole milliseconds only
- * @property {number | null} bytesReceived
- * @property {number | null} bytesSent
- * @property {string | null} vcapRequestId
- * @property {string | null} correlationId lower-case UUID form when the id allows it
- * @property {string | null} routerError
- * @property {string | null} traceId 32 lower-case hex
+ * @typedef {import('../../../core/types.js').RouterRequest} RouterRequest
  *
  * @typedef {{ ok: true, record: RouterRequest } | { ok: false, reason: string }} ParseResult
  */
@@ -28,7 +11,8 @@ import { correlationIdOf, normalizeTraceId } from './correlation.js';
 const CF_LOGS_PREFIX = /^\s*(\S+)\s+\[([A-Z]+)(?:\/[^\]]*)?\]\s+(?:OUT|ERR)\s/;
 const HEAD = /^(\S+) - \[([^\]]*)\] "((?:[^"\\]|\\.)*)" (\S+) (\S+) (\S+)(?: |$)/;
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/i;
-const GOROUTER_LEGACY_TIME = /^(\d{2})\/(\d{2})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\s*([+-]\d{2}:?\d{2}|Z)$/i;
+const GOROUTER_LEGACY_TIME =
+  /^(\d{2})\/(\d{2})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\s*([+-]\d{2}:?\d{2}|Z)$/i;
 const KEY = /^[A-Za-z_][A-Za-z0-9_-]*:/;
 
 /**
@@ -40,11 +24,29 @@ export function parseRouterTimestamp(text) {
   /** @type {[number, number, number, number, number, number, string, string]} */
   let fields;
   if (parts) {
-    fields = [Number(parts[1]), Number(parts[2]), Number(parts[3]), Number(parts[4]), Number(parts[5]), Number(parts[6]), parts[7] ?? '', parts[8]];
+    fields = [
+      Number(parts[1]),
+      Number(parts[2]),
+      Number(parts[3]),
+      Number(parts[4]),
+      Number(parts[5]),
+      Number(parts[6]),
+      parts[7] ?? '',
+      parts[8],
+    ];
   } else {
     parts = GOROUTER_LEGACY_TIME.exec(text.trim());
     if (!parts) return null;
-    fields = [Number(parts[3]), Number(parts[2]), Number(parts[1]), Number(parts[4]), Number(parts[5]), Number(parts[6]), parts[7] ?? '', parts[8]];
+    fields = [
+      Number(parts[3]),
+      Number(parts[2]),
+      Number(parts[1]),
+      Number(parts[4]),
+      Number(parts[5]),
+      Number(parts[6]),
+      parts[7] ?? '',
+      parts[8],
+    ];
   }
   const [year, month, day, hour, minute, second, fraction, zone] = fields;
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return null;
@@ -84,7 +86,10 @@ export function scanFields(tail) {
         out += tail[i];
         i += 1;
       }
-      if (i >= n) { truncated = true; return null; }
+      if (i >= n) {
+        truncated = true;
+        return null;
+      }
       i += 1;
       return out;
     }
@@ -120,21 +125,26 @@ function wholeNumber(value) {
   return /^\d{1,15}$/.test(v) ? Number(v) : undefined;
 }
 
-/** Seconds (as gorouter writes them) -> milliseconds; null when absent, undefined when malformed or negative. @param {string | undefined} value */
+/**
+ * Seconds (as gorouter writes them) -> milliseconds; null when absent, undefined when malformed or negative.
+ * @param {string | undefined} value
+ */
 export function secondsToMs(value) {
   const v = present(value);
   if (v === null) return null;
   if (!/^\d+(\.\d+)?(e[+-]?\d+)?$/i.test(v)) return undefined;
   // Shift the decimal point in the text: 0.025501 s is 25.501 ms exactly, not 25.500999999999998.
   const [whole, fraction = ''] = v.toLowerCase().includes('e') ? [String(Number(v) * 1000), ''] : v.split('.');
-  const ms = v.toLowerCase().includes('e') ? Number(whole)
+  const ms = v.toLowerCase().includes('e')
+    ? Number(whole)
     : Number(`${whole}${fraction.padEnd(3, '0').slice(0, 3)}.${fraction.slice(3) || '0'}`);
   return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
 /**
  * @param {string} line a gorouter access-log line, optionally with the `cf logs` prefix
- * @param {{ correlationField?: string }} [options] the extra-header field holding the load generator's id (e.g. x_correlation_id)
+ * @param {{ correlationField?: string }} [options] the extra-header field holding the load generator's id
+ *   (e.g. x_correlation_id)
  * @returns {ParseResult}
  */
 export function parseGorouterLine(line, options = {}) {
@@ -154,7 +164,8 @@ export function parseGorouterLine(line, options = {}) {
   const status = wholeNumber(head[4]);
   const bytesReceived = wholeNumber(head[5]);
   const bytesSent = wholeNumber(head[6]);
-  if (status === undefined || (status !== null && (status < 100 || status > 599))) return { ok: false, reason: 'bad_status' };
+  if (status === undefined || (status !== null && (status < 100 || status > 599)))
+    return { ok: false, reason: 'bad_status' };
   if (bytesReceived === undefined || bytesSent === undefined) return { ok: false, reason: 'bad_bytes' };
 
   // Referer and user agent are quoted; they may be missing from a truncated line.
@@ -172,6 +183,7 @@ export function parseGorouterLine(line, options = {}) {
   return {
     ok: true,
     record: {
+      kind: 'router_request',
       receivedAt,
       appGuid: present(fields.get('app_id'))?.toLowerCase() ?? null,
       appName: null,
@@ -188,7 +200,12 @@ export function parseGorouterLine(line, options = {}) {
       vcapRequestId,
       correlationId: correlationIdOf((name) => present(fields.get(name)) ?? undefined, options.correlationField),
       routerError: present(fields.get('x_cf_routererror')),
-      traceId: normalizeTraceId(present(fields.get('x_b3_traceid')) ?? present(fields.get('traceparent')) ?? present(fields.get('b3')) ?? undefined),
+      traceId: normalizeTraceId(
+        present(fields.get('x_b3_traceid')) ??
+          present(fields.get('traceparent')) ??
+          present(fields.get('b3')) ??
+          undefined,
+      ),
     },
   };
 }

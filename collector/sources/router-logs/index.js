@@ -1,6 +1,7 @@
 // Source `router-logs`: gorouter access logs from Elasticsearch/OpenSearch -> RouterRequest records,
 // read window by window, page by page.
-import { headerLogField } from './correlation.js';
+import { isGuid } from '../../../core/ids.js';
+import { headerLogField } from './correlation-ids.js';
 import { fieldNamesFor, mapDocument } from './documents.js';
 import { createSearchClient } from './search.js';
 
@@ -15,19 +16,37 @@ import { createSearchClient } from './search.js';
  */
 
 /**
- * @param {import('../../config.js').Config} config
- * @param {{ log?: import('pino').Logger, backoff?: import('../../retry.js').BackoffOptions, pageSize?: number, timeoutMs?: number }} [deps]
+ * @typedef {object} RouterLogSourceDeps
+ * @property {import('pino').Logger} [log]
+ * @property {import('../../../core/retry.js').BackoffOptions} [backoff]
+ * @property {number} [pageSize]
+ * @property {number} [timeoutMs]
+ */
+
+/**
+ * @param {import('../../config/index.js').Config} config
+ * @param {RouterLogSourceDeps} [deps]
  */
 export function createRouterLogSource(config, deps = {}) {
   const search = config.search;
   if (!search.url) throw new Error('router-logs source needs SEARCH_URL');
   const fields = fieldNamesFor(/** @type {any} */ (search.format), search.fields);
-  const mapping = { fields, format: /** @type {any} */ (search.format), correlationField: headerLogField(config.correlationHeader) };
+  const mapping = {
+    fields,
+    format: /** @type {any} */ (search.format),
+    correlationField: headerLogField(config.correlationHeader),
+  };
   const client = createSearchClient({ ...search, url: search.url }, deps);
   // Only the fields the mapping reads travel over the wire (and through memory).
-  const sourceFields = [...new Set(Object.entries(fields).filter(([key, path]) => path && key !== 'extra').map(([, path]) => path)
-    .concat(fields.extra ? [`${fields.extra}.*`] : []))];
-  const names = config.cf.apps.filter((a) => !/^[0-9a-f-]{36}$/i.test(a));
+  const sourceFields = [
+    ...new Set(
+      Object.entries(fields)
+        .filter(([key, path]) => path && key !== 'extra')
+        .map(([, path]) => path)
+        .concat(fields.extra ? [`${fields.extra}.*`] : []),
+    ),
+  ];
+  const names = config.cf.apps.filter((a) => !isGuid(a));
   const guids = config.cf.apps.filter((a) => /^[0-9a-f-]{36}$/i.test(a));
 
   /** @param {string} from @param {string} to */
@@ -53,8 +72,13 @@ export function createRouterLogSource(config, deps = {}) {
      * @param {{ from: string, to: string, signal?: AbortSignal }} window
      * @returns {AsyncGenerator<RouterPage>}
      */
-    async* readWindow({ from, to, signal }) {
-      for await (const page of client.readAll({ query: queryFor(from, to), sortField: fields.timestamp, sourceFields, signal })) {
+    async *readWindow({ from, to, signal }) {
+      for await (const page of client.readAll({
+        query: queryFor(from, to),
+        sortField: fields.timestamp,
+        sourceFields,
+        signal,
+      })) {
         /** @type {import('./gorouter.js').RouterRequest[]} */
         const records = [];
         /** @type {Map<string, number>} */
@@ -64,7 +88,10 @@ export function createRouterLogSource(config, deps = {}) {
           if (result.ok) records.push(result.record);
           else {
             skipped.set(result.reason, (skipped.get(result.reason) ?? 0) + 1);
-            deps.log?.debug({ reason: result.reason, document: JSON.stringify(hit._source).slice(0, 500) }, 'router-logs: document skipped');
+            deps.log?.debug(
+              { reason: result.reason, document: JSON.stringify(hit._source).slice(0, 500) },
+              'router-logs: document skipped',
+            );
           }
         }
         const lastSort = page.hits[page.hits.length - 1].sort?.[0];
@@ -72,7 +99,9 @@ export function createRouterLogSource(config, deps = {}) {
         yield { records, skipped, lastTimestamp, total: page.total, documents: page.hits.length };
       }
     },
-    async close() { client.close(); },
+    async close() {
+      client.close();
+    },
   };
 }
 

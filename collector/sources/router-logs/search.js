@@ -1,6 +1,6 @@
 // Elasticsearch / OpenSearch reader: every document of a time window, in timestamp order, with
 // search_after over a point in time (scroll where there is none), proving it read what the window holds.
-import { HttpError, createHttp } from '../../http-client.js';
+import { HttpError, createHttp } from '../../net/http-client.js';
 
 /**
  * @typedef {object} ServerInfo
@@ -29,22 +29,35 @@ function atLeast(a, b) {
 }
 
 /**
- * @param {import('../../config.js').Config['search'] & { url: string }} search
- * @param {{ log?: import('pino').Logger, backoff?: import('../../retry.js').BackoffOptions, timeoutMs?: number, pageSize?: number }} [deps]
+ * @typedef {object} SearchClientDeps
+ * @property {import('pino').Logger} [log]
+ * @property {import('../../../core/retry.js').BackoffOptions} [backoff]
+ * @property {number} [timeoutMs]
+ * @property {number} [pageSize]
+ */
+
+/**
+ * @param {import('../../config/index.js').Config['search'] & { url: string }} search
+ * @param {SearchClientDeps} [deps]
  */
 export function createSearchClient(search, deps = {}) {
   /** @type {Record<string, string>} */
   // Uncompressed: on a LAN or loopback gzip costs both sides more CPU than it saves (bench/ingest.bench.js).
   const headers = { 'Content-Type': 'application/json', Accept: 'application/json', 'Accept-Encoding': 'identity' };
   if (search.apiKey) headers.Authorization = `ApiKey ${search.apiKey}`;
-  else if (search.username) headers.Authorization = `Basic ${Buffer.from(`${search.username}:${search.password ?? ''}`).toString('base64')}`;
+  else if (search.username)
+    headers.Authorization = `Basic ${Buffer.from(`${search.username}:${search.password ?? ''}`).toString('base64')}`;
   const http = createHttp({
     timeoutMs: deps.timeoutMs ?? 60_000,
     skipSslValidation: false,
     backoff: deps.backoff,
     headers,
     errorTitle: searchErrorTitle,
-    onRetry: (e) => deps.log?.warn({ reason: e.reason, attempt: e.attempt, delayMs: e.delayMs, url: e.url }, 'search: retrying request'),
+    onRetry: (e) =>
+      deps.log?.warn(
+        { reason: e.reason, attempt: e.attempt, delayMs: e.delayMs, url: e.url },
+        'search: retrying request',
+      ),
   });
   const pageSize = deps.pageSize ?? 5000;
   /** @type {Promise<ServerInfo> | undefined} */
@@ -55,18 +68,37 @@ export function createSearchClient(search, deps = {}) {
    * @returns {Promise<any>}
    */
   async function call(method, path, body, signal) {
-    const response = await http.send({ method, url: `${search.url}${path}`, data: body === undefined ? undefined : JSON.stringify(body), signal })
+    const response = await http
+      .send({
+        method,
+        url: `${search.url}${path}`,
+        data: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      })
       .catch((err) => {
-        throw err instanceof HttpError ? new HttpError(`search: ${err.message}`, { status: err.status, title: err.title, reason: err.reason, cause: err.cause }) : err;
+        throw err instanceof HttpError
+          ? new HttpError(`search: ${err.message}`, {
+              status: err.status,
+              title: err.title,
+              reason: err.reason,
+              cause: err.cause,
+            })
+          : err;
       });
     if (response.status >= 200 && response.status < 300) return response.data;
     const title = searchErrorTitle(response.data);
-    const reason = response.status === 401 || response.status === 403 ? 'auth'
-      : title === 'index_not_found_exception' ? 'index_not_found'
-        : title === 'search_context_missing_exception' ? 'pit_expired' : `http_${response.status}`;
-    const detail = reason === 'index_not_found'
-      ? `no index matches SEARCH_INDEX=${search.index}`
-      : `${method} ${path.split('?')[0]} answered ${response.status}${title ? ` ${title}` : ''}`;
+    const reason =
+      response.status === 401 || response.status === 403
+        ? 'auth'
+        : title === 'index_not_found_exception'
+          ? 'index_not_found'
+          : title === 'search_context_missing_exception'
+            ? 'pit_expired'
+            : `http_${response.status}`;
+    const detail =
+      reason === 'index_not_found'
+        ? `no index matches SEARCH_INDEX=${search.index}`
+        : `${method} ${path.split('?')[0]} answered ${response.status}${title ? ` ${title}` : ''}`;
     throw new HttpError(`search: ${detail}`, { status: response.status, title, reason });
   }
 
@@ -88,7 +120,10 @@ export function createSearchClient(search, deps = {}) {
 
   /** @param {AbortSignal} [signal] */
   function server(signal) {
-    info ??= detect(signal).catch((err) => { info = undefined; throw err; });
+    info ??= detect(signal).catch((err) => {
+      info = undefined;
+      throw err;
+    });
     return info;
   }
 
@@ -106,21 +141,32 @@ export function createSearchClient(search, deps = {}) {
     let total = -1;
     const base = { size: pageSize, query, _source: sourceFields ?? true };
     if (pit) {
-      const opened = pit === 'opensearch'
-        ? await call('POST', `/${indexPath()}/_search/point_in_time?keep_alive=2m&allow_no_indices=false`, undefined, signal)
-        : await call('POST', `/${indexPath()}/_pit?keep_alive=2m`, undefined, signal);
+      const opened =
+        pit === 'opensearch'
+          ? await call(
+              'POST',
+              `/${indexPath()}/_search/point_in_time?keep_alive=2m&allow_no_indices=false`,
+              undefined,
+              signal,
+            )
+          : await call('POST', `/${indexPath()}/_pit?keep_alive=2m`, undefined, signal);
       let pitId = /** @type {string} */ (opened.pit_id ?? opened.id);
       try {
         /** @type {unknown[] | undefined} */
         let after;
         for (;;) {
-          const body = await call('POST', '/_search', {
-            ...base,
-            sort: [{ [sortField]: { order: 'asc' } }, { _shard_doc: 'asc' }],
-            pit: { id: pitId, keep_alive: '2m' },
-            track_total_hits: total < 0,
-            ...(after ? { search_after: after } : {}),
-          }, signal);
+          const body = await call(
+            'POST',
+            '/_search',
+            {
+              ...base,
+              sort: [{ [sortField]: { order: 'asc' } }, { _shard_doc: 'asc' }],
+              pit: { id: pitId, keep_alive: '2m' },
+              track_total_hits: total < 0,
+              ...(after ? { search_after: after } : {}),
+            },
+            signal,
+          );
           pitId = body.pit_id ?? pitId; // always the newest id
           if (total < 0) total = Number(body.hits?.total?.value ?? 0);
           const hits = body.hits?.hits ?? [];
@@ -130,15 +176,23 @@ export function createSearchClient(search, deps = {}) {
           after = hits[hits.length - 1].sort;
         }
       } finally {
-        const close = pit === 'opensearch'
-          ? call('DELETE', '/_search/point_in_time', { pit_id: [pitId] })
-          : call('DELETE', '/_pit', { id: pitId });
+        const close =
+          pit === 'opensearch'
+            ? call('DELETE', '/_search/point_in_time', { pit_id: [pitId] })
+            : call('DELETE', '/_pit', { id: pitId });
         await close.catch((err) => deps.log?.debug({ err }, 'search: closing point in time'));
       }
     } else {
-      let body = await call('POST', `/${indexPath()}/_search?scroll=2m&allow_no_indices=false`, {
-        ...base, sort: [{ [sortField]: { order: 'asc' } }], track_total_hits: true,
-      }, signal);
+      let body = await call(
+        'POST',
+        `/${indexPath()}/_search?scroll=2m&allow_no_indices=false`,
+        {
+          ...base,
+          sort: [{ [sortField]: { order: 'asc' } }],
+          track_total_hits: true,
+        },
+        signal,
+      );
       let scrollId = body._scroll_id;
       try {
         total = Number(body.hits?.total?.value ?? body.hits?.total ?? 0);
@@ -151,7 +205,9 @@ export function createSearchClient(search, deps = {}) {
           scrollId = body._scroll_id ?? scrollId;
         }
       } finally {
-        await call('DELETE', '/_search/scroll', { scroll_id: scrollId }).catch((err) => deps.log?.debug({ err }, 'search: clearing scroll'));
+        await call('DELETE', '/_search/scroll', { scroll_id: scrollId }).catch((err) =>
+          deps.log?.debug({ err }, 'search: clearing scroll'),
+        );
       }
     }
     if (read !== total) {

@@ -19,7 +19,10 @@ export function loadSqlQuery(name) {
     /** @type {string[]} */
     const parameters = [];
     // psql's own commands (\\set defaults) and whole-line comments (which name :'variables') go.
-    const text = source.split('\n').filter((line) => !/^\s*(\\|--)/.test(line)).join('\n')
+    const text = source
+      .split('\n')
+      .filter((line) => !/^\s*(\\|--)/.test(line))
+      .join('\n')
       .replace(/:'([A-Za-z_][A-Za-z0-9_]*)'/g, (_, variable) => {
         if (!parameters.includes(variable)) parameters.push(variable);
         return `$${parameters.indexOf(variable) + 1}`;
@@ -38,7 +41,10 @@ export async function runSqlQuery(db, name, variables) {
   const { text, parameters } = loadSqlQuery(name);
   const missing = parameters.filter((p) => variables[p] === undefined);
   if (missing.length) throw new Error(`sql/queries/${name}.sql needs ${missing.join(', ')}`);
-  const { rows } = await db.query(text, parameters.map((p) => String(variables[p])));
+  const { rows } = await db.query(
+    text,
+    parameters.map((p) => String(variables[p])),
+  );
   return rows;
 }
 
@@ -51,9 +57,13 @@ export const pgArray = (ids) => `{${ids.join(',')}}`;
  * @param {{ runs?: number[], label?: string, since?: string }} selection since: ISO time
  */
 export async function selectRuns(pool, selection) {
-  const { rows } = await pool.query(`SELECT id FROM test_runs
-    WHERE ($1::bigint[] IS NULL OR id = ANY ($1)) AND ($2::text IS NULL OR label = $2) AND ($3::timestamptz IS NULL OR started_at >= $3)
-    ORDER BY id`, [selection.runs ? pgArray(selection.runs) : null, selection.label ?? null, selection.since ?? null]);
+  const { rows } = await pool.query(
+    `SELECT id FROM test_runs
+    WHERE ($1::bigint[] IS NULL OR id = ANY ($1)) AND ($2::text IS NULL OR label = $2)
+      AND ($3::timestamptz IS NULL OR started_at >= $3)
+    ORDER BY id`,
+    [selection.runs ? pgArray(selection.runs) : null, selection.label ?? null, selection.since ?? null],
+  );
   const ids = rows.map((r) => Number(r.id));
   return { ids, missing: (selection.runs ?? []).filter((id) => !ids.includes(id)) };
 }

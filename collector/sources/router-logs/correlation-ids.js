@@ -1,6 +1,8 @@
 // Correlation ids: the load generator sends one 128-bit id per request in several headers; the
 // router log keeps some of them. All are brought to lower-case UUID form before matching.
 
+import { uuidFromHex32 } from '../../../core/ids.js';
+
 const HEX32 = /^[0-9a-f]{32}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
@@ -31,11 +33,14 @@ export function normalizeId(value) {
   if (v === '' || v === '-') return null;
   if (UUID.test(v)) return v;
   const hex = HEX32.test(v) ? v : TRACEPARENT.exec(v)?.[1];
-  if (hex) return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  if (hex) return uuidFromHex32(hex);
   return v;
 }
 
-/** The log field gorouter uses for an extra header: lower-cased, `-` as `_` (X-Correlation-Id -> x_correlation_id). @param {string} header */
+/**
+ * The log field gorouter uses for an extra header: lower-cased, `-` as `_` (X-Correlation-Id -> x_correlation_id).
+ * @param {string} header
+ */
 export function headerLogField(header) {
   return header.trim().toLowerCase().replace(/-/g, '_');
 }

@@ -1,4 +1,6 @@
-// Retry with exponential backoff and full jitter, shared by every HTTP source and the database sink.
+// Retry with exponential backoff and full jitter, shared by every HTTP source, the migrations,
+// the router-log ingest and the database sink.
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * @typedef {object} BackoffOptions
@@ -45,14 +47,35 @@ export function rateLimitDelay(headers, nowMs) {
 }
 
 /**
- * Resolves after `ms`, or rejects at once when the signal aborts.
- * @param {number} ms @param {AbortSignal} [signal]
+ * @typedef {object} RetryOptions
+ * @property {BackoffOptions} [backoff] retries (Infinity allowed) and the full-jitter delays
+ * @property {AbortSignal} [signal] aborts the wait between attempts (and rejects with its reason)
+ * @property {(err: unknown) => boolean} [retryable] which failures are worth another attempt (all by default)
+ * @property {(err: unknown) => number | undefined} [delayOf] a wait the failure itself asks for (Retry-After)
+ * @property {(event: { err: unknown, attempt: number, delayMs: number }) => void} [onRetry]
  */
-export function sleep(ms, signal) {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) { reject(signal.reason ?? new Error('aborted')); return; }
-    const onAbort = () => { clearTimeout(timer); reject(signal?.reason ?? new Error('aborted')); };
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(undefined); }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+
+/**
+ * Runs `work` until it succeeds, a failure is not retryable, or the retries are spent; the one
+ * retry loop of paasmon (HTTP sources, migrations, expired search contexts).
+ * @template T
+ * @param {(attempt: number) => Promise<T>} work
+ * @param {RetryOptions} [options]
+ * @returns {Promise<T>}
+ */
+export async function retry(work, options = {}) {
+  const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work(attempt);
+    } catch (err) {
+      if (options.signal?.aborted || attempt >= backoff.retries) throw err;
+      if (options.retryable && !options.retryable(err)) throw err;
+      const delayMs = options.delayOf?.(err) ?? backoffDelay(attempt, backoff);
+      options.onRetry?.({ err, attempt: attempt + 1, delayMs });
+      await sleep(delayMs, undefined, { signal: options.signal }).catch((abort) => {
+        throw options.signal?.reason ?? abort;
+      });
+    }
+  }
 }

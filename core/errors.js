@@ -21,3 +21,12 @@ export class SourceError extends Error {
     this.records = options.records ?? [];
   }
 }
+
+/**
+ * The reason an error carries (SourceError, HttpError, ...) for counting by reason; `error` when none.
+ * @param {unknown} err
+ */
+export function reasonOf(err) {
+  const reason = /** @type {any} */ (err)?.reason;
+  return typeof reason === 'string' ? reason : 'error';
+}

@@ -24,7 +24,9 @@ export function createHttpServer({ registry, health, bearerToken, log }) {
         res.writeHead(405, { Allow: 'GET, HEAD' }).end();
       } else if (url.pathname === '/metrics') {
         if (expected && !bearerMatches(req.headers.authorization, expected)) {
-          res.writeHead(401, { 'WWW-Authenticate': 'Bearer realm="paasmon"', 'Content-Type': 'text/plain' }).end('bearer token required\n');
+          res
+            .writeHead(401, { 'WWW-Authenticate': 'Bearer realm="paasmon"', 'Content-Type': 'text/plain' })
+            .end('bearer token required\n');
           return;
         }
         const text = await registry.metrics();
@@ -42,7 +44,11 @@ export function createHttpServer({ registry, health, bearerToken, log }) {
   });
 }
 
-/** Constant-time comparison, so the token cannot be guessed byte by byte from timings. @param {string | undefined} header @param {Buffer} expected */
+/**
+ * Constant-time comparison, so the token cannot be guessed byte by byte from timings.
+ * @param {string | undefined} header
+ * @param {Buffer} expected
+ */
 function bearerMatches(header, expected) {
   if (!header) return false;
   const given = Buffer.from(header.replace(/^bearer /i, 'Bearer '));

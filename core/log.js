@@ -1,27 +1,40 @@
 import pino from 'pino';
-import { scrub } from './config.js';
+import { scrub } from './secrets.js';
 
 /** @typedef {import('pino').Logger} Logger */
+
+/**
+ * @typedef {object} LoggerOptions
+ * @property {string} [level]
+ * @property {readonly string[]} [secrets]
+ * @property {import('pino').DestinationStream} [destination]
+ * @property {boolean} [pretty]
+ */
 
 /**
  * Logs go to stderr (stdout is for human output): JSON, or pretty on a TTY. Every line passes
  * through `scrub` before it is written, so a secret that reached a message or an error's text
  * still never reaches the log.
- * @param {{ level?: string, secrets?: readonly string[], destination?: import('pino').DestinationStream, pretty?: boolean }} [options]
+ * @param {LoggerOptions} [options]
  * @returns {Logger}
  */
 export function createLogger(options = {}) {
   const secrets = options.secrets ?? [];
   const pretty = options.pretty ?? (!options.destination && process.stderr.isTTY);
-  const destination = options.destination ?? (pretty
-    ? pino.transport({ target: 'pino-pretty', options: { destination: 2, translateTime: 'SYS:HH:MM:ss.l' } })
-    : pino.destination({ fd: 2, sync: true }));
-  return pino({
-    level: options.level ?? 'info',
-    base: { name: 'paasmon' },
-    serializers: { err: serializeError },
-    hooks: { streamWrite: (line) => scrub(line, secrets) },
-  }, destination);
+  const destination =
+    options.destination ??
+    (pretty
+      ? pino.transport({ target: 'pino-pretty', options: { destination: 2, translateTime: 'SYS:HH:MM:ss.l' } })
+      : pino.destination({ fd: 2, sync: true }));
+  return pino(
+    {
+      level: options.level ?? 'info',
+      base: { name: 'paasmon' },
+      serializers: { err: serializeError },
+      hooks: { streamWrite: (line) => scrub(line, secrets) },
+    },
+    destination,
+  );
 }
 
 /**

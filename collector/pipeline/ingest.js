@@ -3,9 +3,11 @@
 // with the checkpoint in the same transaction; re-reading a window adds nothing.
 import fs from 'node:fs';
 import readline from 'node:readline';
-import { headerLogField } from './sources/router-logs/correlation.js';
-import { parseGorouterLine } from './sources/router-logs/gorouter.js';
-import { readCheckpoint, writeRouterRequests } from '../exporters/postgres.js';
+import { headerLogField } from '../sources/router-logs/correlation-ids.js';
+import { parseGorouterLine } from '../sources/router-logs/gorouter.js';
+import { retry } from '../../core/retry.js';
+import { readCheckpoint } from '../../exporters/postgres/checkpoints.js';
+import { createPageWriter } from '../../exporters/postgres/page-writer.js';
 
 /**
  * @typedef {object} IngestResult
@@ -17,8 +19,9 @@ import { readCheckpoint, writeRouterRequests } from '../exporters/postgres.js';
  * @property {string} [to]
  *
  * @typedef {object} IngestDeps
- * @property {import('pg').Pool} pool
- * @property {{ observeRouterRequests: (rows: any[]) => void }} [metrics]
+ * @property {import('pg').Pool} pool where the checkpoints are read
+ * @property {import('../../core/types.js').PageWriter} [writePage] default: the PostgreSQL page writer on `pool`
+ * @property {Pick<import('../../core/types.js').Sink, 'write'>} [metrics] shown the newly stored records
  * @property {(reason: string, detail: string) => void} [warn] counts a skipped record
  */
 
@@ -54,7 +57,7 @@ const PIT_REOPENS = 3;
 /**
  * Reads [from, to) and stores it. With `checkpoint`, the position moves after every committed
  * page and lands on `to` at the end.
- * @param {import('./sources/router-logs/index.js').RouterLogSource} source
+ * @param {import('../sources/router-logs/index.js').RouterLogSource} source
  * @param {{ from: string, to: string, checkpoint?: string, signal?: AbortSignal }} window
  * @param {IngestDeps} deps
  * @returns {Promise<IngestResult>}
@@ -63,12 +66,14 @@ export async function ingestWindow(source, window, deps) {
   /** @type {IngestResult} */
   const result = { records: 0, inserted: 0, skipped: new Map(), documents: 0, from: window.from, to: window.to };
   let position = window.from;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      for await (const page of prefetchOne(source.readWindow({ from: position, to: window.to, signal: window.signal }))) {
+  const writePage = deps.writePage ?? createPageWriter(deps.pool);
+  await retry(
+    async () => {
+      const pages = source.readWindow({ from: position, to: window.to, signal: window.signal });
+      for await (const page of prefetchOne(pages)) {
         const checkpoint = window.checkpoint ? { source: window.checkpoint, position: page.lastTimestamp } : undefined;
-        const inserted = await writeRouterRequests(deps.pool, page.records, checkpoint);
-        deps.metrics?.observeRouterRequests(inserted);
+        const inserted = await writePage({ kind: 'router_request', records: page.records, checkpoint });
+        deps.metrics?.write(inserted);
         result.records += page.records.length;
         result.inserted += inserted.length;
         result.documents = (result.documents ?? 0) + page.documents;
@@ -76,26 +81,31 @@ export async function ingestWindow(source, window, deps) {
         for (const [reason, n] of page.skipped) deps.warn?.(reason, `${n} router-log documents skipped: ${reason}`);
         position = page.lastTimestamp;
       }
-      break;
-    } catch (err) {
-      if (/** @type {any} */ (err)?.reason !== 'pit_expired' || attempt >= PIT_REOPENS) throw err;
-      deps.warn?.('pit_expired', `point in time expired; reading again from ${position}`);
-    }
+    },
+    {
+      backoff: { retries: PIT_REOPENS, baseDelayMs: 0, maxDelayMs: 0 },
+      retryable: (err) => /** @type {any} */ (err)?.reason === 'pit_expired',
+      onRetry: () => deps.warn?.('pit_expired', `point in time expired; reading again from ${position}`),
+    },
+  );
+  if (window.checkpoint) {
+    const checkpoint = { source: window.checkpoint, position: window.to };
+    await writePage({ kind: 'router_request', records: [], checkpoint });
   }
-  if (window.checkpoint) await writeRouterRequests(deps.pool, [], { source: window.checkpoint, position: window.to });
   return result;
 }
 
 /**
  * The next increment: from the checkpoint (or now - delay - lookback) to now - delay.
- * @param {import('./sources/router-logs/index.js').RouterLogSource} source
+ * @param {import('../sources/router-logs/index.js').RouterLogSource} source
  * @param {{ now: Date, delayMs: number, lookbackMs: number, signal?: AbortSignal }} options
  * @param {IngestDeps} deps
  */
 export async function ingestIncrement(source, options, deps) {
   const to = new Date(options.now.getTime() - options.delayMs).toISOString();
-  const from = await readCheckpoint(deps.pool, source.checkpointKey)
-    ?? new Date(options.now.getTime() - options.delayMs - options.lookbackMs).toISOString();
+  const from =
+    (await readCheckpoint(deps.pool, source.checkpointKey)) ??
+    new Date(options.now.getTime() - options.delayMs - options.lookbackMs).toISOString();
   if (from >= to) return { records: 0, inserted: 0, skipped: new Map(), documents: 0, from, to };
   return ingestWindow(source, { from, to, checkpoint: source.checkpointKey, signal: options.signal }, deps);
 }
@@ -113,12 +123,13 @@ export async function ingestLines(input, options, deps) {
   const batchSize = options.batchSize ?? 5000;
   /** @type {IngestResult} */
   const result = { records: 0, inserted: 0, skipped: new Map() };
-  /** @type {import('./sources/router-logs/gorouter.js').RouterRequest[]} */
+  /** @type {import('../sources/router-logs/gorouter.js').RouterRequest[]} */
   let batch = [];
+  const writePage = deps.writePage ?? createPageWriter(deps.pool);
   const flush = async () => {
     if (!batch.length) return;
-    const inserted = await writeRouterRequests(deps.pool, batch);
-    deps.metrics?.observeRouterRequests(inserted);
+    const inserted = await writePage({ kind: 'router_request', records: batch });
+    deps.metrics?.write(inserted);
     result.inserted += inserted.length;
     batch = [];
   };
@@ -136,7 +147,8 @@ export async function ingestLines(input, options, deps) {
     if (batch.length >= batchSize) await flush();
   }
   await flush();
-  for (const [reason, n] of result.skipped) if (reason !== 'not_rtr') deps.warn?.(reason, `${n} lines skipped: ${reason}`);
+  for (const [reason, n] of result.skipped)
+    if (reason !== 'not_rtr') deps.warn?.(reason, `${n} lines skipped: ${reason}`);
   return result;
 }
 

@@ -1,0 +1,198 @@
+// The only reader of the environment and VCAP_SERVICES. Everything is validated once, here,
+// so a bad setting stops paasmon at start with a message naming the variable.
+import { ConfigError } from '../../core/errors.js';
+import { scrub } from '../../core/secrets.js';
+import { DEFAULTS, SECRET_KEYS, SETTING_KEYS, schema } from './settings.js';
+import { parseVcapServices, postgresBindingUrl, userProvidedSettings } from './vcap.js';
+
+export { DEFAULTS, SECRET_KEYS } from './settings.js';
+
+/**
+ * @typedef {object} CloudControllerConfig
+ * @property {string | undefined} api
+ * @property {string | undefined} username
+ * @property {string | undefined} password
+ * @property {string | undefined} clientId
+ * @property {string | undefined} clientSecret
+ * @property {string[]} apps names or GUIDs
+ * @property {string | undefined} spaceGuid
+ * @property {boolean} skipSslValidation
+ * @property {number} concurrency
+ * @property {number} timeoutMs
+ *
+ * @typedef {object} SearchConfig
+ * @property {string} [url]
+ * @property {string} index
+ * @property {string} [username]
+ * @property {string} [password]
+ * @property {string} [apiKey]
+ * @property {string} format
+ * @property {Record<string, string>} fields
+ *
+ * @typedef {object} Config
+ * @property {string | undefined} databaseUrl
+ * @property {'env' | 'vcap' | 'embedded'} databaseSource
+ * @property {string} dataDir
+ * @property {CloudControllerConfig} cf
+ * @property {string} pollSchedule
+ * @property {SearchConfig} search
+ * @property {string} ingestSchedule
+ * @property {number} ingestDelayMs
+ * @property {number} ingestLookbackMs how far back the first incremental ingest starts
+ * @property {string} correlationHeader
+ * @property {number} port
+ * @property {string | undefined} metricsBearerToken
+ * @property {string} logLevel
+ * @property {number} dbBufferRecords
+ * @property {number | undefined} assignedPort PORT when the platform or the user set it (not the default)
+ * @property {number | undefined} runId RUN_ID: the run a load generator records into
+ * @property {number | undefined} instanceIndex CF_INSTANCE_INDEX: which instance of a load-generator app this is
+ * @property {readonly string[]} secrets values to scrub from every log line
+ */
+
+/**
+ * Reads env and VCAP_SERVICES into one frozen config. Precedence: DEFAULTS < user-provided
+ * service `paasmon` < bound PostgreSQL service (DATABASE_URL only) < plain environment.
+ * @param {Record<string, string | undefined>} [env]
+ * @returns {Config}
+ */
+export function loadConfig(env = process.env) {
+  const services = parseVcapServices(env.VCAP_SERVICES);
+  const provided = userProvidedSettings(services, SETTING_KEYS);
+  const boundDatabaseUrl = postgresBindingUrl(services);
+
+  /** @type {Record<string, string | undefined>} */
+  const raw = { ...DEFAULTS, ...provided };
+  if (boundDatabaseUrl) raw.DATABASE_URL = boundDatabaseUrl;
+  for (const key of SETTING_KEYS) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue.path[0]);
+    const shown = SECRET_KEYS.includes(variable) ? '' : ` (got ${JSON.stringify(raw[variable])})`;
+    throw new ConfigError(`${variable} ${issue.message}${shown}`, { variable });
+  }
+  const v = parsed.data;
+  const databaseSource = env.DATABASE_URL ? 'env' : boundDatabaseUrl ? 'vcap' : v.DATABASE_URL ? 'env' : 'embedded';
+
+  /** @type {Config} */
+  const config = {
+    databaseUrl: v.DATABASE_URL,
+    databaseSource,
+    dataDir: v.PAASMON_DATA_DIR,
+    cf: {
+      api: v.CF_API,
+      username: v.CF_USERNAME,
+      password: v.CF_PASSWORD,
+      clientId: v.CF_CLIENT_ID,
+      clientSecret: v.CF_CLIENT_SECRET,
+      apps: v.CF_APPS,
+      spaceGuid: v.CF_SPACE_GUID,
+      skipSslValidation: v.CF_SKIP_SSL_VALIDATION,
+      concurrency: v.CF_CONCURRENCY,
+      timeoutMs: v.CF_TIMEOUT,
+    },
+    pollSchedule: v.POLL_SCHEDULE,
+    search: {
+      url: v.SEARCH_URL,
+      index: v.SEARCH_INDEX,
+      username: v.SEARCH_USERNAME,
+      password: v.SEARCH_PASSWORD,
+      apiKey: v.SEARCH_API_KEY,
+      format: v.ROUTER_LOG_FORMAT,
+      fields: v.ROUTER_LOG_FIELDS,
+    },
+    ingestSchedule: v.INGEST_SCHEDULE,
+    ingestDelayMs: v.INGEST_DELAY,
+    ingestLookbackMs: v.INGEST_LOOKBACK,
+    correlationHeader: v.CORRELATION_HEADER,
+    port: v.PORT,
+    metricsBearerToken: v.METRICS_BEARER_TOKEN,
+    logLevel: v.LOG_LEVEL,
+    dbBufferRecords: v.DB_BUFFER_RECORDS,
+    assignedPort: env.PORT || provided.PORT ? v.PORT : undefined,
+    runId: v.RUN_ID,
+    instanceIndex: v.CF_INSTANCE_INDEX,
+    secrets: secretValues(raw),
+  };
+  Object.defineProperty(config, 'secrets', { enumerable: false });
+  return deepFreeze(config);
+}
+
+/**
+ * The Cloud Controller settings `poll` and `collect` cannot run without.
+ * @param {Config} config
+ */
+export function requireCloudController(config) {
+  const { cf } = config;
+  if (!cf.api)
+    throw new ConfigError('CF_API is required: the Cloud Controller URL, e.g. https://api.sys.example.com', {
+      variable: 'CF_API',
+    });
+  const pair = (
+    /** @type {string} */ a,
+    /** @type {unknown} */ av,
+    /** @type {string} */ b,
+    /** @type {unknown} */ bv,
+  ) => {
+    if (av && !bv) throw new ConfigError(`${b} is required when ${a} is set`, { variable: b });
+    if (bv && !av) throw new ConfigError(`${a} is required when ${b} is set`, { variable: a });
+    return Boolean(av && bv);
+  };
+  const password = pair('CF_USERNAME', cf.username, 'CF_PASSWORD', cf.password);
+  const client = pair('CF_CLIENT_ID', cf.clientId, 'CF_CLIENT_SECRET', cf.clientSecret);
+  if (!password && !client) {
+    throw new ConfigError('CF_USERNAME + CF_PASSWORD or CF_CLIENT_ID + CF_CLIENT_SECRET are required for UAA', {
+      variable: 'CF_USERNAME',
+    });
+  }
+  if (password && client) {
+    throw new ConfigError('CF_CLIENT_ID must not be set together with CF_USERNAME: choose one UAA grant', {
+      variable: 'CF_CLIENT_ID',
+    });
+  }
+  if (cf.apps.length === 0 && !cf.spaceGuid) {
+    throw new ConfigError(
+      'CF_APPS is required (comma list of app names or GUIDs), or CF_SPACE_GUID to watch a whole space',
+      { variable: 'CF_APPS' },
+    );
+  }
+}
+
+/** @param {Record<string, string | undefined>} raw */
+function secretValues(raw) {
+  /** @type {string[]} */
+  const values = [];
+  for (const key of SECRET_KEYS) {
+    const value = raw[key];
+    if (!value) continue;
+    values.push(value);
+    if (key === 'DATABASE_URL') {
+      try {
+        const password = decodeURIComponent(new URL(value).password);
+        if (password) values.push(password);
+      } catch {
+        /* not a URL: the whole value is already listed */
+      }
+    }
+  }
+  return Object.freeze(values.filter((v) => v.length >= 3));
+}
+
+/** A copy of the config that is safe to print. @param {Config} config */
+export function redact(config) {
+  return JSON.parse(scrub(JSON.stringify(config), config.secrets));
+}
+
+/** @template T @param {T} value @returns {T} */
+function deepFreeze(value) {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

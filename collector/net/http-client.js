@@ -1,0 +1,184 @@
+// One axios instance and one retry loop per remote service (Cloud Controller, UAA, search).
+import http from 'node:http';
+import https from 'node:https';
+import axios from 'axios';
+import { DEFAULT_BACKOFF, rateLimitDelay, retry } from '../../core/retry.js';
+
+/**
+ * @typedef {object} HttpErrorOptions
+ * @property {number} [status]
+ * @property {string} [title]
+ * @property {string} reason
+ * @property {unknown} [cause]
+ * @property {boolean} [retryable]
+ * @property {number} [waitMs]
+ */
+
+/** An answer a remote service gave that retrying will not change (or retries ran out). */
+export class HttpError extends Error {
+  /**
+   * @param {string} message
+   * @param {HttpErrorOptions} options
+   */
+  constructor(message, options) {
+    super(message, { cause: options.cause });
+    this.name = 'HttpError';
+    this.status = options.status;
+    this.title = options.title;
+    this.reason = options.reason;
+    /** A network failure, 5xx or 429: another attempt may succeed. */
+    this.retryable = options.retryable ?? false;
+    /** How long the answer asked to wait (Retry-After), in ms. */
+    this.waitMs = options.waitMs;
+  }
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'ECONNABORTED',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ERR_SOCKET_CONNECTION_TIMEOUT',
+  'ECANCELED',
+]);
+
+/**
+ * @typedef {object} HttpOptions
+ * @property {number} timeoutMs
+ * @property {boolean} skipSslValidation
+ * @property {import('../../core/retry.js').BackoffOptions} [backoff]
+ * @property {(body: unknown) => string | undefined} [errorTitle] the error's name in a body, e.g. "CF-StatsUnavailable"
+ * @property {Record<string, string>} [headers] sent with every request (e.g. credentials)
+ * @property {number} [maxRateLimitWaitMs] longest single wait a 429 may ask for
+ * @property {(event: { reason: string, attempt: number, delayMs: number, url: string }) => void} [onRetry]
+ *
+ * @typedef {{ status: number, headers: Record<string, any>, data: any }} HttpResponse
+ *
+ * @typedef {object} HttpRequest
+ * @property {string} [method]
+ * @property {string} url
+ * @property {Record<string, string>} [headers]
+ * @property {unknown} [data]
+ * @property {AbortSignal} [signal]
+ */
+
+/**
+ * @param {HttpOptions} options
+ */
+export function createHttp(options) {
+  const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  const maxWaitMs = options.maxRateLimitWaitMs ?? 120_000;
+  const client = axios.create({
+    timeout: options.timeoutMs,
+    httpAgent: new http.Agent({ keepAlive: true }),
+    httpsAgent: new https.Agent({ keepAlive: true, rejectUnauthorized: !options.skipSslValidation }),
+    validateStatus: () => true,
+    // Bodies are parsed below whatever the content type says: the CC sends 429 JSON as text/plain.
+    responseType: 'text',
+    transformResponse: [(data) => data],
+    maxRedirects: 0,
+    headers: options.headers,
+  });
+  const titleOf = options.errorTitle ?? (() => undefined);
+
+  /**
+   * Sends a request, retrying network errors, 5xx and 429. Any other status is returned.
+   * @param {HttpRequest} request
+   * @returns {Promise<HttpResponse>}
+   */
+  async function sendOnce(request) {
+    let response;
+    try {
+      response = await client.request({
+        method: request.method ?? 'GET',
+        url: request.url,
+        headers: request.headers,
+        data: request.data,
+        signal: request.signal,
+      });
+    } catch (err) {
+      if (request.signal?.aborted) throw err;
+      const code = /** @type {any} */ (err).code;
+      if (!NETWORK_CODES.has(code) && !axios.isAxiosError(err)) throw err;
+      const reason = code === 'ECONNABORTED' || code === 'ETIMEDOUT' ? 'timeout' : 'network';
+      const what = code ?? /** @type {Error} */ (err).message;
+      throw new HttpError(`${request.method ?? 'GET'} ${pathOf(request.url)} failed: ${what}`, {
+        reason,
+        cause: err,
+        retryable: true,
+      });
+    }
+    const data = parseBody(response.data);
+    const status = response.status;
+    if (status < 500 && status !== 429) return { status, headers: response.headers, data };
+    const title = titleOf(data);
+    const reason =
+      status === 429 ? 'rate_limited' : title === 'CF-StatsUnavailable' ? 'stats_unavailable' : `http_${status}`;
+    const waitMs = status === 429 ? rateLimitDelay(response.headers, Date.now()) : undefined;
+    throw new HttpError(
+      `${request.method ?? 'GET'} ${pathOf(request.url)} answered ${status}${title ? ` ${title}` : ''}`,
+      {
+        status,
+        title,
+        reason,
+        retryable: true,
+        waitMs: waitMs === undefined ? undefined : Math.min(waitMs, maxWaitMs),
+      },
+    );
+  }
+
+  /**
+   * Sends a request, retrying network errors, 5xx and 429 (waiting as long as a 429 asks, up to a
+   * limit). Any other status is returned.
+   * @param {HttpRequest} request
+   * @returns {Promise<HttpResponse>}
+   */
+  function send(request) {
+    return retry(() => sendOnce(request), {
+      backoff,
+      signal: request.signal,
+      retryable: (err) => err instanceof HttpError && err.retryable,
+      delayOf: (err) => /** @type {HttpError} */ (err).waitMs,
+      onRetry: ({ err, attempt, delayMs }) =>
+        options.onRetry?.({
+          reason: /** @type {HttpError} */ (err).reason,
+          attempt,
+          delayMs,
+          url: pathOf(request.url),
+        }),
+    });
+  }
+
+  return {
+    send,
+    close: () => {
+      client.defaults.httpAgent?.destroy();
+      client.defaults.httpsAgent?.destroy();
+    },
+  };
+}
+
+/** @param {unknown} body */
+function parseBody(body) {
+  if (typeof body !== 'string' || body === '') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
+/** The path and query of a URL, for messages (never the host's credentials). @param {string} url */
+export function pathOf(url) {
+  try {
+    const parsed = new URL(url);
+    return parsed.pathname + parsed.search;
+  } catch {
+    return url;
+  }
+}

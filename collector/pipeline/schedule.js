@@ -1,0 +1,61 @@
+// Runs a job on a cron with seconds (node-cron), never two runs of one job at once.
+import cron from 'node-cron';
+
+/**
+ * Milliseconds between the next two runs of a cron expression.
+ * @param {import('node-cron').ScheduledTask} task
+ */
+function intervalOf(task) {
+  const [a, b] = task.getNextRuns(2);
+  return a && b ? b.getTime() - a.getTime() : 60_000;
+}
+
+/**
+ * @typedef {object} Schedulable
+ * @property {string} name
+ * @property {(now?: Date) => Promise<unknown>} runOnce
+ * @property {import('./job.js').JobState} state
+ * @property {import('./job.js').SelfMetrics} metrics
+ * @property {import('pino').Logger} log
+ */
+
+/**
+ * Runs `poller` on `expression` (cron with seconds). A poll still running when the next is due
+ * means the next is skipped and counted: never two polls of one source at once.
+ * @param {Schedulable} poller
+ * @param {string} expression
+ * @param {{ afterPoll?: () => void }} [hooks]
+ */
+export function schedule(poller, expression, hooks = {}) {
+  /** @type {Promise<unknown> | undefined} */
+  let inFlight;
+  const task = cron.schedule(
+    expression,
+    async (context) => {
+      if (inFlight) return;
+      inFlight = poller.runOnce(context.date ?? new Date());
+      try {
+        await inFlight;
+        hooks.afterPoll?.();
+      } finally {
+        inFlight = undefined;
+      }
+    },
+    { name: poller.name, noOverlap: true },
+  );
+  task.on('execution:overlap', () => {
+    poller.state.skipped += 1;
+    poller.metrics.skipped.inc({ source: poller.name });
+    poller.log.warn('previous poll still running; this one skipped');
+  });
+  const intervalMs = intervalOf(task);
+  return {
+    intervalMs,
+    /** Stops scheduling and resolves when the poll in flight (if any) has finished. */
+    async stop() {
+      await task.stop();
+      await inFlight;
+      await task.destroy();
+    },
+  };
+}

@@ -1,0 +1,24 @@
+// Identifier forms every stage shares: Cloud Foundry GUIDs, 128-bit request ids, HTTP status classes.
+
+export const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** @param {string} text */
+export function isGuid(text) {
+  return GUID.test(text);
+}
+
+/**
+ * Lower-case UUID form of 32 hex digits (a B3 or W3C trace id): 8-4-4-4-12.
+ * @param {string} hex 32 lower-case hex digits
+ */
+export function uuidFromHex32(hex) {
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * `2xx`, `5xx`, ...; `none` when no response arrived (status 0, null or absent).
+ * @param {number | null | undefined} status
+ */
+export function statusClass(status) {
+  return status ? `${Math.floor(status / 100)}xx` : 'none';
+}

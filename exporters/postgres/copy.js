@@ -1,0 +1,99 @@
+// COPY toolkit: records as COPY text, a keyed insert that skips rows already present (through a
+// staging table), a plain COPY for rows that cannot exist yet, and a transaction frame.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import copyStreams from 'pg-copy-streams';
+
+/** @typedef {import('./tables.js').TableSpec} TableSpec */
+
+/**
+ * One value in COPY text format: \N for null, ISO time for dates, backslash escapes.
+ * @param {unknown} value
+ */
+export function copyValue(value) {
+  if (value === null || value === undefined) return '\\N';
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '\\N';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return text.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+}
+
+/** One COPY line of a record. @param {TableSpec} spec @param {unknown} record */
+export function copyLine(spec, record) {
+  return `${spec.columns.map(([, toValue]) => copyValue(toValue(record))).join('\t')}\n`;
+}
+
+/** @param {TableSpec} spec */
+const columnList = (spec) => spec.columns.map(([c]) => c).join(', ');
+
+/**
+ * Lines joined into chunks of about 1 MiB: written one line at a time, COPY spent a quarter of an
+ * ingest in socket writes (bench/ingest.bench.js profile).
+ * @param {Iterable<string>} lines
+ */
+function* chunked(lines) {
+  let chunk = '';
+  for (const line of lines) {
+    chunk += line;
+    if (chunk.length >= 1 << 20) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
+/**
+ * COPY `lines` into a staging table, then insert the rows not already present. Runs inside the
+ * caller's transaction.
+ * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string>} lines
+ * @returns {Promise<any[]>} the rows inserted now, with the spec's `returning` columns
+ */
+export async function copyInsert(client, spec, lines) {
+  const staging = `paasmon_staging_${spec.table}`;
+  const columns = columnList(spec);
+  await client.query(
+    `CREATE TEMP TABLE IF NOT EXISTS ${staging} (LIKE ${spec.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,
+  );
+  await pipeline(
+    Readable.from(chunked(lines)),
+    client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN`)),
+  );
+  const returning = spec.returning ? ` RETURNING ${spec.returning.map(([c]) => c).join(', ')}` : '';
+  // DO NOTHING also skips a row that appears twice in one batch (no DISTINCT, no sort needed).
+  const result = await client.query(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM ${staging}
+    ON CONFLICT (${spec.key.join(', ')}) DO NOTHING${returning}`);
+  return result.rows;
+}
+
+/**
+ * COPY straight into the table, for rows that cannot exist yet (fresh random keys). Runs inside
+ * the caller's transaction.
+ * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string>} lines
+ */
+export async function copyNew(client, spec, lines) {
+  await pipeline(
+    Readable.from(chunked(lines)),
+    client.query(copyStreams.from(`COPY ${spec.table} (${columnList(spec)}) FROM STDIN`)),
+  );
+}
+
+/**
+ * Runs `work` in a transaction; on error the connection is discarded (it may be mid-COPY).
+ * @template T
+ * @param {import('pg').Pool} pool @param {(client: import('pg').PoolClient) => Promise<T>} work
+ * @returns {Promise<T>}
+ */
+export async function inTransaction(pool, work) {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    client.release();
+    return result;
+  } catch (err) {
+    client.release(/** @type {Error} */ (err));
+    throw err;
+  }
+}

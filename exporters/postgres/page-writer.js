@@ -1,0 +1,44 @@
+// The transactional page writer (core/types.js PageWriter): a page's rows and its checkpoint in
+// one transaction; rows already present are skipped; only the records inserted now come back.
+import { saveCheckpoint } from './checkpoints.js';
+import { copyInsert, copyLine, copyNew, inTransaction } from './copy.js';
+import { tableOf } from './tables.js';
+
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * @param {import('pg').Pool} pool
+ * @returns {import('../../core/types.js').PageWriter}
+ */
+export function createPageWriter(pool) {
+  return async function writePage({ kind, records, checkpoint }) {
+    const spec = tableOf(kind);
+    const lines = () => records.map((record) => copyLine(spec, record));
+    const keyed = () =>
+      inTransaction(pool, async (client) => {
+        const rows = records.length ? await copyInsert(client, spec, lines()) : [];
+        if (checkpoint) await saveCheckpoint(client, checkpoint);
+        return rows.map((row) => recordOf(kind, spec, row));
+      });
+    if (!spec.freshKeys || checkpoint) return keyed();
+    try {
+      await inTransaction(pool, (client) => copyNew(client, spec, lines()));
+      return records;
+    } catch (err) {
+      // A batch retried after its commit was not acknowledged: fall back to skipping what is there.
+      if (/** @type {any} */ (err)?.code !== UNIQUE_VIOLATION) throw err;
+      return keyed();
+    }
+  };
+}
+
+/**
+ * @param {string} kind @param {import('./tables.js').TableSpec} spec @param {Record<string, unknown>} row
+ * @returns {import('../../core/types.js').PaasmonRecord}
+ */
+function recordOf(kind, spec, row) {
+  /** @type {Record<string, unknown>} */
+  const record = { kind };
+  for (const [column, field] of spec.returning ?? []) record[field] = row[column];
+  return /** @type {any} */ (record);
+}

@@ -1,0 +1,66 @@
+// One load run: waits for the start time, generates the load, records every request, prints the
+// summary and applies the pass/fail checks. Used by `paasmon loadgen` and by the worker.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { generateLoad } from './generate.js';
+import { createRecorder } from './recorder.js';
+import { formatProgress, formatSummary } from './summary.js';
+
+/**
+ * @typedef {object} RunChecks
+ * @property {number} [maxErrorRatio] fail when more requests than this fraction failed
+ * @property {number} [maxP95Ms] fail when p95 is slower
+ *
+ * @typedef {import('./generate.js').LoadOptions & RunChecks & { startAt?: string, worker: string }} RunOptions
+ *
+ * @typedef {object} RunContext
+ * @property {import('pino').Logger} log
+ * @property {(line: string) => void} out the summary
+ * @property {AbortSignal} [signal] stops sending (the run still ends with its summary)
+ * @property {(request: import('../core/types.js').LoadgenRequest) => void} [observe] e.g. Prometheus
+ * @property {(line: string) => void} [progress] a live line every second
+ */
+
+/**
+ * @param {import('pg').Pool} pool @param {number} runId @param {RunOptions} options @param {RunContext} ctx
+ * @returns {Promise<number>} exit code: 1 when a check failed
+ */
+export async function runLoad(pool, runId, options, { log, out, signal, observe, progress }) {
+  if (options.startAt) {
+    const waitMs = Date.parse(options.startAt) - Date.now();
+    if (waitMs > 0) {
+      log.info({ startAt: options.startAt, worker: options.worker }, 'loadgen: waiting for the start time');
+      // Aborted while waiting: the load below sends nothing and the run ends at once.
+      await sleep(waitMs, undefined, { signal }).catch(() => {});
+    }
+  }
+  const recorder = createRecorder({ pool, log, runId, worker: options.worker });
+  const { stats, elapsedMs } = await generateLoad(options, {
+    signal,
+    record: (request) => {
+      const written = recorder.record(request);
+      observe?.(request);
+      return written;
+    },
+    onProgress: progress ? (s, elapsed) => progress(formatProgress(s, elapsed)) : undefined,
+  });
+  await recorder.close();
+  out(formatSummary(stats, elapsedMs));
+  out(`\nrun ${runId}, worker ${options.worker}: ${recorder.written} requests recorded`);
+  const broken = failedChecks(stats, options);
+  for (const line of broken) out(`FAILED: ${line}`);
+  return broken.length ? 1 : 0;
+}
+
+/** @param {import('./stats.js').Stats} stats @param {RunChecks} checks @returns {string[]} */
+export function failedChecks(stats, checks) {
+  const broken = [];
+  const errorRatio = stats.count ? stats.errorCount / stats.count : 0;
+  if (checks.maxErrorRatio !== undefined && errorRatio > checks.maxErrorRatio) {
+    broken.push(`error ratio ${errorRatio.toFixed(4)} > --max-error-ratio ${checks.maxErrorRatio}`);
+  }
+  const p95 = stats.percentile(95);
+  if (checks.maxP95Ms !== undefined && p95 > checks.maxP95Ms) {
+    broken.push(`p95 ${p95.toFixed(2)} ms > --max-p95 ${checks.maxP95Ms} ms`);
+  }
+  return broken;
+}

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { errorKind } from '../../loadgen/generate.js';
+import { createStats } from '../../loadgen/stats.js';
+
+describe('createStats', () => {
+  it('counts, mean, sample stddev, max, statuses and errors match a direct computation', () => {
+    const durations = [1, 2, 3, 4, 100];
+    const stats = createStats();
+    durations.forEach((d, i) => stats.record(d, i === 4 ? 503 : 200, null));
+    stats.record(7, 0, 'timeout');
+    const all = [...durations, 7];
+    const mean = all.reduce((a, b) => a + b, 0) / all.length;
+    const variance = all.reduce((a, b) => a + (b - mean) ** 2, 0) / (all.length - 1);
+    assert.equal(stats.count, 6);
+    assert.ok(Math.abs(stats.meanMs - mean) < 1e-9);
+    assert.ok(Math.abs(stats.stddevMs - Math.sqrt(variance)) < 1e-9);
+    assert.equal(stats.maxMs, 100);
+    assert.deepEqual(
+      [...stats.statuses],
+      [
+        [200, 4],
+        [503, 1],
+      ],
+    );
+    assert.deepEqual([...stats.errors], [['timeout', 1]]);
+    assert.equal(stats.errorCount, 2, 'a 5xx and a request without response');
+  });
+
+  it('percentiles within the histogram precision (3 significant digits) of the exact ranks', () => {
+    const stats = createStats();
+    const values = Array.from({ length: 1000 }, (_, i) => (i + 1) * 0.731);
+    for (const v of values) stats.record(v, 200, null);
+    for (const p of [50, 90, 99]) {
+      const exact = values[Math.ceil((p / 100) * values.length) - 1];
+      const got = stats.percentile(p);
+      assert.ok(Math.abs(got - exact) / exact < 0.002, `p${p}: ${got} vs ${exact}`);
+    }
+  });
+
+  it('is all zeros when empty', () => {
+    const stats = createStats();
+    assert.deepEqual([stats.count, stats.meanMs, stats.stddevMs, stats.percentile(99)], [0, 0, 0, 0]);
+  });
+});
+
+describe('errorKind', () => {
+  for (const [err, kind] of /** @type {Array<[unknown, string]>} */ ([
+    [{ name: 'TimeoutError' }, 'timeout'],
+    [{ code: 'UND_ERR_HEADERS_TIMEOUT' }, 'timeout'],
+    [{ code: 'UND_ERR_CONNECT_TIMEOUT' }, 'timeout'],
+    [{ code: 'ECONNREFUSED' }, 'refused'],
+    [{ cause: { code: 'ECONNREFUSED' } }, 'refused'],
+    [{ code: 'ECONNRESET' }, 'reset'],
+    [{ code: 'UND_ERR_SOCKET' }, 'reset'],
+    [{ code: 'EAI_AGAIN' }, 'eai_again'],
+    [{ name: 'Weird' }, 'weird'],
+    [undefined, 'error'],
+  ])) {
+    it(`${JSON.stringify(err)} -> ${kind}`, () => assert.equal(errorKind(err), kind));
+  }
+});
