@@ -65,7 +65,7 @@ try {
         spanS: 60,
         successful: RUN_REQUESTS - 10,
         serverErrors: 10,
-        durationSql: '1 + (i * 7919 % 1000) / 50.0',
+        durationSql: '1 + (i::bigint * 7919 % 1000) / 50.0',
         cpuPolls: [150, 170],
         memMiBPerInstance: 300,
       }),
@@ -81,7 +81,7 @@ try {
     start: new Date(base + (RUNS + 1) * 600_000),
     spanS: 300,
     successful: BIG_REQUESTS,
-    durationSql: '1 + (i * 7919 % 1000) / 50.0',
+    durationSql: '1 + (i::bigint * 7919 % 1000) / 50.0',
     cpuPolls: [500, 520, 480],
     memMiBPerInstance: 400,
   });
