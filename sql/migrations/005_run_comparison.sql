@@ -71,7 +71,9 @@ LANGUAGE sql STABLE AS $$
   JOIN (SELECT sw.*, extract(epoch FROM sw.window_end - sw.window_start)::double precision AS window_s
         FROM steady_windows(run_ids, trim_fraction) sw) w ON w.run_id = t.id
   -- One pass over the window's requests with their router records (NULL when the router did not
-  -- log them; ordered-set aggregates skip NULLs); one sort per latency column.
+  -- log them; ordered-set aggregates skip NULLs); one sort per latency column. Each request looks
+  -- its record up through the correlation id index (LATERAL ... LIMIT 1: one record per request,
+  -- and a cost in proportion to the run, never a scan of every run's router records).
   CROSS JOIN LATERAL (
     SELECT count(*)                                                       AS requests,
            count(*) FILTER (WHERE l.status BETWEEN 1 AND 499)             AS successful,
@@ -88,7 +90,10 @@ LANGUAGE sql STABLE AS $$
            avg(l.duration_ms - x.response_time_ms)                        AS outside_router_mean_ms,
            avg(x.response_time_ms - x.gorouter_time_ms)                   AS behind_router_mean_ms
     FROM loadgen_requests l
-    LEFT JOIN router_requests x ON x.correlation_id = l.correlation_id
+    LEFT JOIN LATERAL (
+      SELECT r.response_time_ms, r.gorouter_time_ms FROM router_requests r
+      WHERE r.correlation_id = l.correlation_id LIMIT 1
+    ) x ON true
     WHERE l.run_id = t.id AND l.started_at BETWEEN w.window_start AND w.window_end
   ) lg
   CROSS JOIN LATERAL (
@@ -160,7 +165,11 @@ CROSS JOIN LATERAL (
          percentile_cont(0.50) WITHIN GROUP (ORDER BY x.response_time_ms) AS router_p50_ms,
          percentile_cont(0.95) WITHIN GROUP (ORDER BY x.response_time_ms) AS router_p95_ms,
          percentile_cont(0.99) WITHIN GROUP (ORDER BY x.response_time_ms) AS router_p99_ms
-  FROM loadgen_requests l LEFT JOIN router_requests x ON x.correlation_id = l.correlation_id
+  FROM loadgen_requests l
+  LEFT JOIN LATERAL (
+    SELECT r.response_time_ms FROM router_requests r
+    WHERE r.correlation_id = l.correlation_id LIMIT 1
+  ) x ON true
   WHERE l.run_id = t.id
 ) lg
 CROSS JOIN LATERAL (
