@@ -3,12 +3,14 @@
 -- runs asked for: every function here starts from the given run ids and reaches the request
 -- tables through indexes that lead with the run (loadgen_requests' primary key) or the app and time
 -- (instance_samples, router_requests), never through an aggregate over all runs.
+-- CREATE OR REPLACE: a database whose tables were dropped and migrated again (functions are not
+-- dropped with the tables they read) takes this migration again.
 
 -- The steady window of each run: its span (first load-generator send to last response; without
 -- load-generator records, the run's own start and end) less `trim_fraction` of it at each end, so
 -- ramp-up and ramp-down do not count. trim_fraction 0 keeps the whole span; 0.1 drops the first
 -- and last 10 %.
-CREATE FUNCTION steady_windows(run_ids bigint[], trim_fraction double precision DEFAULT 0.1)
+CREATE OR REPLACE FUNCTION steady_windows(run_ids bigint[], trim_fraction double precision DEFAULT 0.1)
 RETURNS TABLE (run_id bigint, span_start timestamptz, span_end timestamptz, window_start timestamptz, window_end timestamptz)
 LANGUAGE sql STABLE AS $$
   SELECT t.id, s.span_start, s.span_end,
@@ -38,7 +40,7 @@ $$;
 -- gorouter_mean = gorouter_time, behind_router = response_time - gorouter_time (percentiles of
 -- these in sql/queries/latency_breakdown.sql). errors: no response (status 0) or a 5xx;
 -- timeouts: error = 'timeout'.
-CREATE FUNCTION run_comparison(run_ids bigint[], trim_fraction double precision DEFAULT 0.1)
+CREATE OR REPLACE FUNCTION run_comparison(run_ids bigint[], trim_fraction double precision DEFAULT 0.1)
 RETURNS TABLE (
   run_id bigint, label text, app_name text, implementation text, instances integer, parallel integer, round integer,
   cores_per_instance double precision, meta jsonb, window_start timestamptz, window_end timestamptz, window_s double precision,
@@ -110,7 +112,7 @@ $$;
 -- Two-sided 95 % quantile of Student's t with `df` degrees of freedom (t such that P(|T| <= t) =
 -- 0.95), for confidence intervals of a mean over repeated runs: exact to 6 decimals up to 30
 -- degrees of freedom, above that the Cornish-Fisher expansion (relative error below 1e-7).
-CREATE FUNCTION student_t_975(df integer)
+CREATE OR REPLACE FUNCTION student_t_975(df integer)
 RETURNS double precision
 LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE
