@@ -106,11 +106,12 @@ export function httpUrlFlag(text, flag) {
  * @property {string} [maxErrorRatio]
  * @property {string} [maxP95]
  * @property {string} [metricsPort]
+ * @property {string} [summaryExport]
  */
 
 /**
  * @typedef {import('../../loadgen/generate.js').LoadOptions & import('../../loadgen/run.js').RunChecks & {
- *   runId?: number, startAt?: string, worker: string }} LoadgenOptions
+ *   runId?: number, startAt?: string, worker: string, summaryExport?: string }} LoadgenOptions
  */
 
 /**
@@ -144,5 +145,6 @@ export function loadgenOptions(flags, config) {
     worker: flags.worker ?? (index !== undefined ? `instance-${index}` : `${os.hostname()}-${process.pid}`),
     maxErrorRatio: numberFlag(flags.maxErrorRatio, '--max-error-ratio'),
     maxP95Ms: numberFlag(flags.maxP95, '--max-p95'),
+    summaryExport: flags.summaryExport,
   };
 }
