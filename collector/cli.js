@@ -207,6 +207,21 @@ export function createProgram(deps, setExitCode) {
     .action(verb('drain', 'drainSetupCommand'));
 
   program
+    .command('report')
+    .description(
+      'compare runs over their steady windows: throughput, latency, CPU (tables 7.1, 7.2), scaling; ' +
+        'as a table, md, csv, json or html',
+    )
+    .option('--runs <ids>', 'run ids, e.g. 1,2,3')
+    .option('--label <label>', 'every run with this label')
+    .option('--since <time>', 'every run started since, ISO 8601 or now-2h')
+    .option('--format <f>', 'table, md, csv, json or html (table)')
+    .option('--out <file>', 'write to this file instead of stdout')
+    .option('--trim <fraction>', 'fraction of each run dropped at each end (0.1: the steady window)')
+    .option('--scale-by <load>', 'load of the scalability fit: auto, parallel or instances (auto)')
+    .action(verb('report', 'reportCommand'));
+
+  program
     .command('demo')
     .description(
       'the whole chain on this machine, no Cloud Foundry account: sample app, router and Cloud Controller ' +

@@ -9,9 +9,26 @@ import { watchOver } from './reaper.js';
 
 export { freePort };
 
+// For tests and benches that load millions of rows: a throwaway server need not survive a crash.
+const BULK_FLAGS = [
+  '-c',
+  'fsync=off',
+  '-c',
+  'synchronous_commit=off',
+  '-c',
+  'full_page_writes=off',
+  '-c',
+  'wal_level=minimal',
+  '-c',
+  'max_wal_senders=0',
+  '-c',
+  'max_wal_size=4GB',
+];
+
 /**
  * Starts a throwaway server; `stopServer`/`startServer` simulate an outage on the same port and data.
- * @param {{ postgresFlags?: string[] }} [options] e.g. `-c ssl=on`
+ * @param {{ postgresFlags?: string[], bulk?: boolean }} [options] postgresFlags e.g. `-c ssl=on`; bulk: no fsync
+ *   or full-page WAL (fast loading of big data sets)
  */
 export async function startTestDatabase(options = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-test-pg-'));
@@ -27,9 +44,9 @@ export async function startTestDatabase(options = {}) {
       password,
       persistent: true,
       createPostgresUser: true,
-      postgresFlags: options.postgresFlags ?? [],
       onLog: () => {},
       onError: () => {},
+      postgresFlags: [...(options.postgresFlags ?? []), ...(options.bulk ? BULK_FLAGS : [])],
     });
   let server = make();
   // The postmaster (SIGINT: fast shutdown) and the directory go when this process goes, however.

@@ -32,6 +32,10 @@ export async function recentCorrelationCounts(pool, hours) {
  * @returns {Promise<Array<CorrelationCount>>}
  */
 export async function correlationCounts(pool, runId) {
+  // router_only looks the router records of the run up by app and time, and their claim among the
+  // load-generator requests of the runs overlapping that time (5 minutes of slack for the clocks
+  // of load generator and router), by the primary key (run_id, correlation_id): a cost in
+  // proportion to the run, where a lookup by correlation id alone read every run's requests.
   const { rows } = await pool.query(
     `
     WITH runs AS (
@@ -39,6 +43,11 @@ export async function correlationCounts(pool, runId) {
              coalesce(t.ended_at, (SELECT max(started_at + duration_ms * interval '1 millisecond')
                                    FROM loadgen_requests l WHERE l.run_id = t.id)) AS ended_at
       FROM test_runs t WHERE $1::bigint IS NULL OR t.id = $1
+    ), claimants AS (
+      SELECT r.*, ARRAY(SELECT o.id FROM test_runs o
+                        WHERE o.started_at <= r.ended_at + interval '5 minutes'
+                          AND coalesce(o.ended_at, 'infinity') >= r.started_at - interval '5 minutes') AS run_ids
+      FROM runs r
     )
     SELECT r.id AS run_id, r.label,
       (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = r.id)::int AS requests,
@@ -47,8 +56,8 @@ export async function correlationCounts(pool, runId) {
       (SELECT count(*) FROM router_requests x WHERE x.app_name = r.app_name
          AND x.received_at >= r.started_at AND x.received_at <= r.ended_at
          AND NOT EXISTS (SELECT 1 FROM loadgen_requests l
-                         WHERE l.correlation_id = x.correlation_id))::int AS router_only
-    FROM runs r ORDER BY r.id`,
+                         WHERE l.run_id = ANY (r.run_ids) AND l.correlation_id = x.correlation_id))::int AS router_only
+    FROM claimants r ORDER BY r.id`,
     [runId ?? null],
   );
   return rows.map((row) => ({ ...row, run_id: Number(row.run_id), loadgen_only: row.requests - row.matched }));

@@ -1,0 +1,169 @@
+// The cost of comparing one run in a database of many: `paasmon report` and `paasmon correlate`
+// for a 10,000-request run among BENCH_RUNS such runs, and for one run of BENCH_BIG_REQUESTS
+// correlated requests, each next to a bare percentile_cont over the same rows, and next to the
+// queries before migration 005 (run_summary as in 003, correlate's lookup by correlation id alone).
+// Run: npm run bench -- report   (BENCH_RUNS=200, BENCH_RUN_REQUESTS=10000, BENCH_BIG_REQUESTS=1000000,
+// BENCH_REPEAT=5: the median of that many timings)
+import fs from 'node:fs';
+import pino from 'pino';
+import { correlationCounts } from '../exporters/postgres/queries/correlation.js';
+import { compareRuns, renderReport } from '../collector/commands/report.js';
+import { MIGRATIONS_DIR, migrate } from '../exporters/postgres/migrate.js';
+import { runCli } from '../test/support/cli.js';
+import { startTestDatabase } from '../test/support/database.js';
+import { seedRun } from '../test/support/report-runs.js';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+const RUN_REQUESTS = Number(process.env.BENCH_RUN_REQUESTS ?? 10_000);
+const BIG_REQUESTS = Number(process.env.BENCH_BIG_REQUESTS ?? 1_000_000);
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
+
+// correlate's query before this change: router_only looked loadgen rows up by correlation id alone.
+const CORRELATE_BEFORE = `
+  WITH runs AS (
+    SELECT t.id, t.label, t.app_name, t.started_at,
+           coalesce(t.ended_at, (SELECT max(started_at + duration_ms * interval '1 millisecond')
+                                 FROM loadgen_requests l WHERE l.run_id = t.id)) AS ended_at
+    FROM test_runs t WHERE t.id = $1)
+  SELECT r.id,
+    (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = r.id) AS requests,
+    (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = r.id
+       AND EXISTS (SELECT 1 FROM router_requests x WHERE x.correlation_id = l.correlation_id)) AS matched,
+    (SELECT count(*) FROM router_requests x WHERE x.app_name = r.app_name
+       AND x.received_at >= r.started_at AND x.received_at <= r.ended_at
+       AND NOT EXISTS (SELECT 1 FROM loadgen_requests l WHERE l.correlation_id = x.correlation_id)) AS router_only
+  FROM runs r`;
+
+/** Median wall time of `REPEAT` calls after one warm-up, in ms. @param {() => Promise<unknown>} work */
+async function median(work) {
+  await work();
+  const times = [];
+  for (let i = 0; i < REPEAT; i++) {
+    const start = performance.now();
+    await work();
+    times.push(performance.now() - start);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(REPEAT / 2)];
+}
+
+const db = await startTestDatabase({ bulk: true });
+try {
+  await migrate(db.pool, pino({ level: 'silent' }));
+  const started = performance.now();
+  const base = Date.parse('2026-02-01T00:00:00Z');
+  /** @type {number[]} */
+  const small = [];
+  for (let i = 0; i < RUNS; i++) {
+    small.push(
+      await seedRun(db.query, {
+        label: `run ${i}`,
+        app: 'shop',
+        implementation: 'java',
+        instances: 2,
+        coresPerInstance: 2,
+        parallel: 1 + (i % 16),
+        start: new Date(base + i * 600_000),
+        spanS: 60,
+        successful: RUN_REQUESTS - 10,
+        serverErrors: 10,
+        durationSql: '1 + (i::bigint * 7919 % 1000) / 50.0',
+        cpuPolls: [150, 170],
+        memMiBPerInstance: 300,
+      }),
+    );
+  }
+  const big = await seedRun(db.query, {
+    label: 'big',
+    app: 'shop',
+    implementation: 'java',
+    instances: 4,
+    coresPerInstance: 2,
+    parallel: 64,
+    start: new Date(base + (RUNS + 1) * 600_000),
+    spanS: 300,
+    successful: BIG_REQUESTS,
+    durationSql: '1 + (i::bigint * 7919 % 1000) / 50.0',
+    cpuPolls: [500, 520, 480],
+    memMiBPerInstance: 400,
+  });
+  await db.query('VACUUM ANALYZE');
+  const {
+    rows: [sizes],
+  } = await db.query(
+    `SELECT (SELECT count(*) FROM loadgen_requests)::int AS loadgen,
+            (SELECT count(*) FROM router_requests)::int AS router`,
+  );
+  console.log(
+    `database: ${RUNS} runs x ${RUN_REQUESTS} requests + 1 run of ${BIG_REQUESTS}: ` +
+      `${sizes.loadgen} load-generator and ${sizes.router} router rows ` +
+      `(built in ${((performance.now() - started) / 1000).toFixed(0)} s)`,
+  );
+
+  // run_summary as migration 003 defined it, for the before/after figure.
+  const before = fs.readFileSync(`${MIGRATIONS_DIR}003_correlation_views.sql`, 'utf8');
+  const view = before
+    .slice(before.indexOf('CREATE VIEW run_summary AS'), before.indexOf('-- Down Migration'))
+    .replace('run_summary', 'run_summary_before');
+  await db.query(view);
+
+  const one = small[Math.floor(RUNS / 2)];
+  /** @param {string} sql @param {unknown[]} params */
+  const sql = (sql, params) => () => db.query(sql, params);
+  const bare =
+    'SELECT percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY duration_ms) ' +
+    'FROM loadgen_requests WHERE run_id = $1';
+  const bareJoin =
+    'SELECT count(*) FROM loadgen_requests l JOIN router_requests x ON x.correlation_id = l.correlation_id ' +
+    'WHERE l.run_id = $1';
+  const rows = [];
+  for (const [name, runId] of /** @type {const} */ ([
+    [`10k run (${one})`, one],
+    [`1M run (${big})`, big],
+  ])) {
+    if (runId === big && BIG_REQUESTS === 0) continue;
+    const bareMs = await median(sql(bare, [runId]));
+    const compareMs = await median(() => compareRuns(db.pool, [runId]));
+    rows.push([name, 'bare percentile_cont (e2e p50/p95/p99)', bareMs, 1]);
+    rows.push([name, 'bare load-generator x router join count', await median(sql(bareJoin, [runId])), null]);
+    rows.push([name, 'report data (compareRuns: every sql/queries file)', compareMs, compareMs / bareMs]);
+    const comparison = await compareRuns(db.pool, [runId]);
+    rows.push([name, 'render html (ECharts SVG)', await median(() => renderReport(comparison, 'html')), null]);
+    rows.push([
+      name,
+      'run_summary WHERE run_id (migration 005)',
+      await median(sql('SELECT * FROM run_summary WHERE run_id = $1', [runId])),
+      null,
+    ]);
+    rows.push([
+      name,
+      'run_summary WHERE run_id (before: 003)',
+      await median(sql('SELECT * FROM run_summary_before WHERE run_id = $1', [runId])),
+      null,
+    ]);
+    rows.push([name, 'correlate counts (now)', await median(() => correlationCounts(db.pool, runId)), null]);
+    rows.push([name, 'correlate counts (before)', await median(sql(CORRELATE_BEFORE, [runId])), null]);
+    for (const format of ['table', 'html']) {
+      const cliStart = performance.now();
+      const cli = await runCli(
+        ['report', '--runs', String(runId), '--format', format],
+        { DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
+        { timeoutMs: 600_000 },
+      );
+      if (cli.code !== 0) throw new Error(`paasmon report failed: ${cli.stderr}`);
+      rows.push([name, `paasmon report --format ${format} (whole process, once)`, performance.now() - cliStart, null]);
+    }
+  }
+  console.log(`\n${'run'.padEnd(18)}${'what'.padEnd(56)}${'ms'.padStart(10)}  x bare percentile_cont`);
+  for (const [name, what, ms, ratio] of rows) {
+    console.log(
+      `${String(name).padEnd(18)}${String(what).padEnd(56)}${Number(ms).toFixed(1).padStart(10)}  ` +
+        `${ratio === null ? '' : Number(ratio).toFixed(2)}`,
+    );
+  }
+  console.log(
+    `\nmedian of ${REPEAT} after a warm-up; machine load average ` +
+      fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+  );
+} finally {
+  await db.stop();
+}

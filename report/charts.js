@@ -1,0 +1,249 @@
+// The report's figures as SVG strings rendered on the server by Apache ECharts (SSR mode,
+// renderToSVGString): no browser, no script in the page, no request when it is opened.
+import * as echarts from 'echarts';
+
+const MIB = 1024 * 1024;
+// Okabe-Ito: told apart with the common colour-vision deficiencies, and in grey print.
+const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#000000'];
+
+/**
+ * @typedef {{ id: string, title: string, svg: string | null, points: number, empty: string | null }} Chart
+ * @typedef {Record<string, any>} Row
+ */
+
+let rendered = 0;
+
+/**
+ * @param {string} id @param {string} title @param {any} option ECharts option
+ * @param {number} points marks drawn for measured values (0: the chart is replaced by `empty`)
+ * @param {string} empty what is missing when there is nothing to draw
+ * @returns {Chart}
+ */
+function chart(id, title, option, points, empty) {
+  if (points === 0) return { id, title, svg: null, points, empty };
+  const instance = echarts.init(null, null, { renderer: 'svg', ssr: true, width: 760, height: 420 });
+  instance.setOption({
+    animation: false,
+    color: PALETTE,
+    textStyle: { fontFamily: 'sans-serif' },
+    legend: { top: 4, type: 'plain' },
+    grid: { left: 80, right: 40, top: 56, bottom: 64 },
+    tooltip: { show: false },
+    ...option,
+  });
+  // Every chart gets its own prefix for the ids and classes zrender writes (zr0-c0, zr0-cls-1),
+  // which would otherwise collide between the SVGs of one page.
+  const prefix = `chart${++rendered}-`;
+  const svg = instance.renderToSVGString().replace(/\bzr\d+-/g, prefix);
+  instance.dispose();
+  return { id, title, svg, points, empty: null };
+}
+
+/** @param {string} name @param {string} [type] */
+const axis = (name, type = 'value') => ({
+  type,
+  name,
+  nameLocation: 'middle',
+  nameGap: type === 'category' ? 44 : 52,
+  scale: type === 'value',
+  nameTextStyle: { fontSize: 13 },
+});
+
+/** @param {Row} a @param {Row} b */
+const byLoad = (a, b) =>
+  (a.parallel ?? 0) - (b.parallel ?? 0) || (a.instances ?? 0) - (b.instances ?? 0) || a.run_id - b.run_id;
+
+/**
+ * Series of one implementation (or label), points joined in the order of the load.
+ * @param {Row[]} runs @param {(r: Row) => [any, any]} xy
+ */
+function groupedLines(runs, xy) {
+  /** @type {Map<string, Array<[number, number]>>} */
+  const groups = new Map();
+  for (const run of [...runs].sort(byLoad)) {
+    const [x, y] = xy(run);
+    if (x == null || y == null || !Number.isFinite(x) || !Number.isFinite(y)) continue;
+    const key = run.implementation ?? run.label;
+    groups.set(key, [...(groups.get(key) ?? []), [x, y]]);
+  }
+  const series = [...groups].map(([name, data]) => ({
+    name,
+    type: 'line',
+    data,
+    showSymbol: true,
+    showAllSymbol: true,
+    symbolSize: 9,
+  }));
+  return { series, points: series.reduce((n, s) => n + s.data.length, 0) };
+}
+
+/** @param {Row} run */
+const runName = (run) => `${run.run_id} ${run.label}`;
+
+/** @param {import('./comparison.js').Comparison} comparison @returns {Chart[]} */
+export function reportCharts(comparison) {
+  const { runs } = comparison;
+  const noCpu = 'no instance samples in these runs: run `paasmon collect` during a run';
+  const charts = [];
+
+  const cpu = groupedLines(runs, (r) => [r.throughput_rps, r.cpu_percent_avg]);
+  charts.push(
+    chart(
+      'throughput-cpu',
+      'Throughput in relation to CPU (thesis fig. 7.3)',
+      {
+        xAxis: axis('throughput (successful req/s)'),
+        yAxis: axis('CPU avg (% of one core, sum of instances)'),
+        series: cpu.series,
+      },
+      cpu.points,
+      noCpu,
+    ),
+  );
+
+  const latency = groupedLines(runs, (r) => [r.throughput_rps, r.e2e_mean_ms]);
+  charts.push(
+    chart(
+      'latency-throughput',
+      'Response time in relation to throughput (thesis fig. 7.4)',
+      {
+        xAxis: axis('throughput (successful req/s)'),
+        yAxis: axis('e2e mean response time (ms)'),
+        series: latency.series,
+      },
+      latency.points,
+      'no load-generator requests in these runs',
+    ),
+  );
+
+  const memory = groupedLines(runs, (r) => [r.cpu_percent_avg, r.mem_bytes_avg == null ? null : r.mem_bytes_avg / MIB]);
+  charts.push(
+    chart(
+      'memory-cpu',
+      'Memory in relation to CPU (thesis fig. 7.5)',
+      {
+        xAxis: axis('CPU avg (% of one core, sum of instances)'),
+        yAxis: axis('memory avg (MiB, sum of instances)'),
+        series: memory.series,
+      },
+      memory.points,
+      noCpu,
+    ),
+  );
+
+  for (const s of comparison.scaling) {
+    // A group without a fit has its reason in the report's scalability section, and no figure.
+    if (!s.fit) continue;
+    const title = `Scalability of ${s.key}: Universal Scalability Law through the measured points`;
+    const loadName = s.by === 'instances' ? 'load (app instances)' : 'load (parallel requests)';
+    const { lambda, sigma, kappa } = s.fit;
+    const maxN = Math.max(...s.points.map((p) => p.n), s.fit.peakN ?? 0) * 1.15;
+    const curve = Array.from({ length: 121 }, (_, i) => {
+      const n = 1 + ((maxN - 1) * i) / 120;
+      return [n, (lambda * n) / (1 + sigma * (n - 1) + kappa * n * (n - 1))];
+    });
+    charts.push(
+      chart(
+        `usl-${s.key}`,
+        title,
+        {
+          xAxis: { ...axis(loadName), scale: false, min: 0 },
+          yAxis: { ...axis('throughput (successful req/s)'), scale: false, min: 0 },
+          series: [
+            { name: 'measured', type: 'scatter', symbolSize: 10, data: s.points.map((p) => [p.n, p.throughput]) },
+            {
+              name: `USL fit (σ=${sigma.toPrecision(3)}, κ=${kappa.toPrecision(3)})`,
+              type: 'line',
+              showSymbol: false,
+              data: curve,
+            },
+          ],
+        },
+        s.points.length,
+        '',
+      ),
+    );
+  }
+
+  const percentiles = [
+    ['p50', 'e2e_p50_ms'],
+    ['p90', 'e2e_p90_ms'],
+    ['p95', 'e2e_p95_ms'],
+    ['p99', 'e2e_p99_ms'],
+  ];
+  const withLatency = runs.filter((r) => r.e2e_p50_ms != null);
+  charts.push(
+    chart(
+      'latency-percentiles',
+      'End-to-end latency percentiles per run',
+      {
+        xAxis: { ...axis('run', 'category'), data: withLatency.map(runName) },
+        yAxis: { ...axis('latency (ms)'), scale: false, min: 0 },
+        series: percentiles.map(([name, key]) => ({ name, type: 'bar', data: withLatency.map((r) => r[key]) })),
+      },
+      withLatency.length * percentiles.length,
+      'no load-generator requests in these runs',
+    ),
+  );
+
+  const parts = [
+    ['outside the router (e2e - response_time)', 'outside_router_mean_ms'],
+    ['in gorouter (gorouter_time)', 'gorouter_mean_ms'],
+    ['behind the router (response_time - gorouter_time)', 'behind_router_mean_ms'],
+  ];
+  const withRouter = runs.filter((r) => r.outside_router_mean_ms != null);
+  charts.push(
+    chart(
+      'latency-breakdown',
+      'Latency breakdown per run (mean of the requests the router logged)',
+      {
+        xAxis: { ...axis('run', 'category'), data: withRouter.map(runName) },
+        yAxis: { ...axis('mean time (ms)'), scale: false, min: 0 },
+        series: parts.map(([name, key]) => ({
+          name,
+          type: 'bar',
+          stack: 'breakdown',
+          data: withRouter.map((r) => r[key]),
+        })),
+      },
+      withRouter.length * parts.length,
+      'no router records matched these runs: run `paasmon ingest`, then `paasmon correlate`',
+    ),
+  );
+
+  for (const [id, title, key, yName, scale] of /** @type {const} */ ([
+    ['instance-cpu', 'CPU per instance over each run', 'cpu_percent', 'CPU (% of one core)', 1],
+    ['instance-memory', 'Memory per instance over each run', 'mem_bytes', 'memory (MiB)', 1 / MIB],
+  ])) {
+    /** @type {Map<string, Array<[number, number]>>} */
+    const lines = new Map();
+    for (const s of comparison.instanceSeries) {
+      if (s[key] == null) continue;
+      const name = `run ${s.run_id} #${s.instance_index}${s.process_type === 'web' ? '' : ` ${s.process_type}`}`;
+      lines.set(name, [...(lines.get(name) ?? []), [s.t_s, s[key] * scale]]);
+    }
+    const series = [...lines].map(([name, data]) => ({
+      name,
+      type: 'line',
+      data,
+      showSymbol: true,
+      showAllSymbol: true,
+      symbolSize: 5,
+    }));
+    charts.push(
+      chart(
+        id,
+        title,
+        {
+          legend: { top: 4, type: 'scroll' },
+          xAxis: { ...axis('seconds since run start (s)'), scale: false, min: 0 },
+          yAxis: axis(yName),
+          series,
+        },
+        series.reduce((n, s) => n + s.data.length, 0),
+        noCpu,
+      ),
+    );
+  }
+  return charts;
+}

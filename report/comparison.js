@@ -1,0 +1,168 @@
+// Turns the rows loaded for some runs into the comparison every format renders: numbers as
+// numbers, notes on missing data (naming the command that collects it), rounds and the scaling fits.
+import { confidenceInterval } from './statistics.js';
+import { fitUsl, MIN_POINTS, UslError } from './usl.js';
+
+/**
+ * @typedef {Record<string, any>} Row
+ * @typedef {{ key: string, by: 'parallel' | 'instances' | null,
+ *   points: Array<{ n: number, throughput: number, runId: number }>,
+ *   fit: import('./usl.js').UslFit | null, message: string | null }} Scaling
+ * @typedef {object} Comparison
+ * @property {string} generatedAt ISO time
+ * @property {number} trim fraction dropped at each end of a run
+ * @property {Row[]} runs one per run, the columns of report/columns.js
+ * @property {Row[]} errors errors by kind and status per run
+ * @property {Row[]} rounds repeated runs of one setting: mean and 95 % CI
+ * @property {Row[]} instanceSeries CPU and memory per instance, seconds since run start
+ * @property {Row[]} paths the busiest request paths per run (router records)
+ * @property {Scaling[]} scaling USL fit per implementation
+ * @property {string[]} notes
+ */
+
+/** Numeric strings (int8, numeric, int8[] that pg leaves as text) as numbers. @param {Row} row */
+function numbers(row) {
+  /** @type {Row} */
+  const out = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (value instanceof Date) out[key] = value.toISOString();
+    else if (Array.isArray(value))
+      out[key] = value.map((v) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v));
+    else out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * @param {{ runs: Row[], errors: Row[], instanceSeries: Row[], paths: Row[] }} data
+ * @param {{ trim: number, scaleBy?: 'auto' | 'parallel' | 'instances', now?: Date }} options
+ * @returns {Comparison}
+ */
+export function buildComparison(data, options) {
+  const runs = data.runs.map(numbers);
+  return {
+    generatedAt: (options.now ?? new Date()).toISOString(),
+    trim: options.trim,
+    runs,
+    errors: data.errors.map(numbers),
+    rounds: roundsOf(runs),
+    instanceSeries: data.instanceSeries.map(numbers),
+    paths: data.paths.map(numbers),
+    scaling: scalingFits(runs, options.scaleBy ?? 'auto'),
+    notes: runs.flatMap(missingDataNotes),
+  };
+}
+
+const ROUND_KEYS = ['label', 'app_name', 'implementation', 'instances', 'parallel', 'cores_per_instance'];
+const ROUND_FIGURES = ['throughput_rps', 'e2e_mean_ms', 'e2e_p95_ms', 'cpu_percent_avg', 'rpm_per_cpu_percent'];
+
+/**
+ * Runs of one setting repeated (same label, app, implementation, instances, parallel, cores per
+ * instance): mean and 95 % confidence interval (Student t) of each figure, as sql/queries/rounds.sql.
+ * @param {Row[]} runs
+ */
+export function roundsOf(runs) {
+  /** @type {Map<string, Row[]>} */
+  const groups = new Map();
+  for (const run of runs) {
+    const key = JSON.stringify(ROUND_KEYS.map((k) => run[k]));
+    groups.set(key, [...(groups.get(key) ?? []), run]);
+  }
+  return [...groups.values()].map((members) => {
+    /** @type {Row} */
+    const row = Object.fromEntries(ROUND_KEYS.map((k) => [k, members[0][k]]));
+    row.rounds = members.length;
+    row.run_ids = members.map((m) => m.run_id);
+    for (const figure of ROUND_FIGURES) {
+      const ci = confidenceInterval(members.map((m) => m[figure]).filter((v) => v != null));
+      row[`${figure}_mean`] = ci.mean;
+      row[`${figure}_ci95`] = ci.halfWidth;
+    }
+    return row;
+  });
+}
+
+/** @param {Row} run */
+function missingDataNotes(run) {
+  const notes = [];
+  const name = `run ${run.run_id} (${run.label})`;
+  if (!run.requests) {
+    notes.push(
+      `${name}: no load-generator requests in its window; ` +
+        `record them with \`paasmon loadgen --run ${run.run_id} --url ...\``,
+    );
+  } else if (!run.router_records) {
+    notes.push(
+      `${name}: no router records matched its requests, so the router and breakdown columns are empty; ` +
+        'ingest the gorouter logs with `paasmon ingest` (or `paasmon ingest --file`), ' +
+        `then check \`paasmon correlate --run ${run.run_id}\``,
+    );
+  }
+  if (!run.cpu_polls) {
+    notes.push(
+      `${name}: no instance samples of app ${run.app_name ?? '(none)'} in its window, ` +
+        'so the CPU and memory columns are empty; ' +
+        'run `paasmon collect` (CF_APPS including the app) while the run goes on',
+    );
+  }
+  if (run.cpu_polls && !(run.instances && run.cores_per_instance)) {
+    notes.push(
+      `${name}: no --instances or --cores-per-instance, so CPU capacity and utilisation are empty; ` +
+        'give them to `paasmon run start`',
+    );
+  }
+  return notes;
+}
+
+/**
+ * One USL fit per implementation (or app), on throughput against the load that varies there.
+ * @param {Row[]} runs @param {'auto' | 'parallel' | 'instances'} scaleBy @returns {Scaling[]}
+ */
+export function scalingFits(runs, scaleBy) {
+  /** @type {Map<string, Row[]>} */
+  const groups = new Map();
+  for (const run of runs) {
+    const key = run.implementation ?? run.app_name ?? run.label;
+    groups.set(key, [...(groups.get(key) ?? []), run]);
+  }
+  return [...groups].map(([key, members]) => {
+    const distinct = (/** @type {string} */ column) =>
+      new Set(members.map((m) => m[column]).filter((v) => v != null)).size;
+    const measured = members.filter((m) => m.throughput_rps != null).length;
+    if (measured < MIN_POINTS) {
+      return {
+        key,
+        by: null,
+        points: [],
+        fit: null,
+        message:
+          `no scalability fit: the Universal Scalability Law needs at least ${MIN_POINTS} runs ` +
+          `with a throughput, got ${measured}`,
+      };
+    }
+    /** @type {'parallel' | 'instances' | null} */
+    let by = scaleBy === 'auto' ? null : scaleBy;
+    if (by === null) {
+      if (distinct('parallel') > 1 && distinct('instances') <= 1) by = 'parallel';
+      else if (distinct('instances') > 1 && distinct('parallel') <= 1) by = 'instances';
+    }
+    if (by === null) {
+      const message =
+        distinct('parallel') > 1
+          ? 'both parallel requests and instances vary: choose the load with --scale-by parallel|instances'
+          : 'the load (parallel requests, instances) does not vary between these runs';
+      return { key, by, points: [], fit: null, message };
+    }
+    const points = members
+      .filter((m) => m[by] != null && m.throughput_rps != null)
+      .map((m) => ({ n: Number(m[by]), throughput: Number(m.throughput_rps), runId: Number(m.run_id) }));
+    try {
+      return { key, by, points, fit: fitUsl(points), message: null };
+    } catch (err) {
+      if (!(err instanceof UslError)) throw err;
+      return { key, by, points, fit: null, message: `no scalability fit: ${err.message}` };
+    }
+  });
+}
+
+export { MIN_POINTS };
