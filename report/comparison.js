@@ -3,6 +3,9 @@
 import { confidenceInterval } from './statistics.js';
 import { fitUsl, MIN_POINTS, UslError } from './usl.js';
 
+/** Fraction of each run dropped at each end: ramp-up and ramp-down are not the steady state. */
+export const DEFAULT_TRIM = 0.1;
+
 /**
  * @typedef {Record<string, any>} Row
  * @typedef {{ key: string, by: 'parallel' | 'instances' | null,

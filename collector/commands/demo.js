@@ -20,12 +20,14 @@ import {
 } from '../../exporters/postgres/embedded-server.js';
 import { migrate } from '../../exporters/postgres/migrate.js';
 import { correlationCounts } from '../../exporters/postgres/queries/correlation.js';
+import { loadReportData } from '../../exporters/postgres/queries/report.js';
 import { startRun, stopRun } from '../../exporters/postgres/queries/runs.js';
+import { DEFAULT_TRIM, buildComparison } from '../../report/comparison.js';
+import { renderComparison } from '../../report/render/index.js';
 import { seedBulletinBoard } from '../../sandbox/bulletin-board/schema.js';
 import { startPlatformChild } from '../../sandbox/platform.js';
 import { createSupervisor } from '../../sandbox/supervisor.js';
 import { durationFlag, numberFlag } from './flags.js';
-import { formatTable } from './format.js';
 
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 const PROMETHEUS_DIR = fileURLToPath(new URL('../../prometheus/', import.meta.url));
@@ -92,50 +94,14 @@ function onPath(name, env) {
 }
 
 /**
- * The stop-gap comparison of the runs from the run_summary view, until `paasmon report` lands.
+ * The runs compared as `paasmon report` compares them, as a terminal table and a self-contained
+ * HTML page.
  * @param {import('pg').Pool} pool @param {number[]} runIds
  */
-async function comparisonTable(pool, runIds) {
-  const { rows } = await pool.query(
-    `SELECT s.*, t.instances FROM run_summary s JOIN test_runs t ON t.id = s.run_id
-    WHERE s.run_id = ANY($1::bigint[]) ORDER BY s.run_id`,
-    [runIds],
-  );
-  /** @param {number | null} v @param {number} digits */
-  const n = (v, digits) => (v === null || v === undefined ? '-' : Number(v).toFixed(digits));
-  return formatTable(
-    [
-      'run',
-      'label',
-      'instances',
-      'requests',
-      'throughput rps',
-      'e2e p50 ms',
-      'e2e p95 ms',
-      'e2e p99 ms',
-      'router p95 ms',
-      'cpu % of core (avg)',
-      'cpu utilization %',
-      'rps per cpu %',
-      'matched %',
-    ],
-    rows.map((r) => [
-      String(r.run_id),
-      r.label,
-      String(r.instances),
-      String(r.requests),
-      n(r.throughput_rps, 1),
-      n(r.e2e_p50_ms, 2),
-      n(r.e2e_p95_ms, 2),
-      n(r.e2e_p99_ms, 2),
-      n(r.router_p95_ms, 2),
-      n(r.cpu_percent_avg, 1),
-      n(r.cpu_utilization === null ? null : r.cpu_utilization * 100, 1),
-      n(r.throughput_per_cpu_percent, 2),
-      n(r.matched_ratio === null ? null : r.matched_ratio * 100, 1),
-    ]),
-    new Set([0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
-  );
+async function compareDemoRuns(pool, runIds) {
+  const data = await loadReportData(pool, runIds, { trim: DEFAULT_TRIM });
+  const comparison = buildComparison(data, { trim: DEFAULT_TRIM, scaleBy: 'instances' });
+  return { table: await renderComparison(comparison, 'table'), html: await renderComparison(comparison, 'html') };
 }
 
 /**
@@ -385,13 +351,14 @@ async function runDemo({ config, log, out, env, options, tmp, startEmbedded, sup
   if (correlated.code !== 0) throw new Error(`paasmon correlate failed:\n${correlate.tail()}`);
   out(fs.readFileSync(correlate.logFile, 'utf8').trimEnd());
 
-  const table = await comparisonTable(pool, runIds);
+  const { table, html } = await compareDemoRuns(pool, runIds);
   fs.mkdirSync(options.out, { recursive: true });
-  fs.writeFileSync(path.join(options.out, 'comparison.txt'), `${table}\n`);
-  out(
-    `\nComparison of the runs (run_summary; cpu in percent of one core, each instance entitled to one core):\n${table}`,
-  );
-  out(`\nwritten: ${path.join(options.out, 'comparison.txt')}`);
+  const tablePath = path.join(options.out, 'comparison.txt');
+  const htmlPath = path.join(options.out, 'report.html');
+  fs.writeFileSync(tablePath, table);
+  fs.writeFileSync(htmlPath, html);
+  out(`\nComparison of the runs (paasmon report; each instance entitled to one core):\n${table}`);
+  out(`written: ${tablePath}, ${htmlPath} (open it in a browser: charts and the numbers, offline)`);
   out(
     `metrics: ${metricsUrl} served by paasmon collect during the runs` +
       (options.keep ? '' : ' (--keep keeps everything up)'),

@@ -5,11 +5,11 @@ import fs from 'node:fs';
 import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { loadReportData, selectRuns } from '../../exporters/postgres/queries/report.js';
-import { buildComparison } from '../../report/comparison.js';
+import { DEFAULT_TRIM, buildComparison } from '../../report/comparison.js';
 import { FORMATS, renderComparison } from '../../report/render/index.js';
 import { numberFlag, timeFlag } from './flags.js';
 
-export const DEFAULT_TRIM = 0.1;
+export { DEFAULT_TRIM };
 
 /**
  * The comparison of these runs (each must exist), ready for renderReport.

@@ -157,7 +157,13 @@ describe('paasmon demo', () => {
       assert.deepEqual(inverted, [], `run ${run.id}: the client never sees less than the router measured`);
     }
     const comparison = fs.readFileSync(path.join(out, 'comparison.txt'), 'utf8');
-    for (const run of runs) assert.match(comparison, new RegExp(`^\\s*${run.id}  ${run.label}\\s`, 'm'));
+    for (const run of runs) {
+      assert.match(comparison, new RegExp(`^figure\\s.*\\srun ${run.id}\\b`, 'm'), `run ${run.id} is a column`);
+      assert.match(comparison, new RegExp(`^label\\s.*\\s${run.label}\\b`, 'm'), `run ${run.id} labelled`);
+    }
+    const html = fs.readFileSync(path.join(out, 'report.html'), 'utf8');
+    assert.match(html, /<svg/, 'the HTML report has its charts');
+    for (const run of runs) assert.ok(html.includes(run.label), `run ${run.id} in the HTML report`);
     assert.match(demo.output.stdout, /metrics: http:\/\/127\.0\.0\.1:\d+\/metrics/);
   });
 
