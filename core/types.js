@@ -97,7 +97,16 @@
  * @typedef {object} Page
  * @property {RecordKind} kind
  * @property {PaasmonRecord[]} records
+ * @property {EncodedRows} [encoded] rows already in COPY text (then `records` is empty): the load
+ *   generator encodes each request as it completes instead of keeping an object per request
  * @property {{ source: string, position: string }} [checkpoint]
+ */
+
+/**
+ * Rows of one kind already encoded as COPY text in the kind's column order.
+ * @typedef {object} EncodedRows
+ * @property {Buffer} data
+ * @property {number} rows
  */
 
 /**

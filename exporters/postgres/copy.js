@@ -18,6 +18,26 @@ export function copyValue(value) {
   return text.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 }
 
+/** Whole seconds as 'YYYY-MM-DDTHH:MM:SS', kept for the second being written. */
+let cachedSecond = Number.NaN;
+let cachedSecondText = '';
+
+/**
+ * A wall-clock time in COPY text with microseconds (what PostgreSQL keeps), without a Date per
+ * value: the load generator writes tens of thousands a second, all within the same few seconds.
+ * @param {number} epochMs milliseconds since 1970, fractions kept to the microsecond
+ */
+export function copyTimestamp(epochMs) {
+  let micros = Math.round(epochMs * 1000);
+  const second = Math.floor(micros / 1_000_000);
+  micros -= second * 1_000_000;
+  if (second !== cachedSecond) {
+    cachedSecond = second;
+    cachedSecondText = new Date(second * 1000).toISOString().slice(0, 19);
+  }
+  return `${cachedSecondText}.${String(micros).padStart(6, '0')}Z`;
+}
+
 /** One COPY line of a record. @param {TableSpec} spec @param {unknown} record */
 export function copyLine(spec, record) {
   return `${spec.columns.map(([, toValue]) => copyValue(toValue(record))).join('\t')}\n`;
@@ -44,9 +64,15 @@ function* chunked(lines) {
 }
 
 /**
+ * COPY text as a stream: rows already encoded (one Buffer), or lines joined into chunks.
+ * @param {Iterable<string> | Buffer} rows
+ */
+const copySource = (rows) => (Buffer.isBuffer(rows) ? Readable.from([rows]) : Readable.from(chunked(rows)));
+
+/**
  * COPY `lines` into a staging table, then insert the rows not already present. Runs inside the
  * caller's transaction.
- * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string>} lines
+ * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | Buffer} lines
  * @returns {Promise<any[]>} the rows inserted now, with the spec's `returning` columns
  */
 export async function copyInsert(client, spec, lines) {
@@ -55,10 +81,7 @@ export async function copyInsert(client, spec, lines) {
   await client.query(
     `CREATE TEMP TABLE IF NOT EXISTS ${staging} (LIKE ${spec.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,
   );
-  await pipeline(
-    Readable.from(chunked(lines)),
-    client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN`)),
-  );
+  await pipeline(copySource(lines), client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN`)));
   const returning = spec.returning ? ` RETURNING ${spec.returning.map(([c]) => c).join(', ')}` : '';
   // DO NOTHING also skips a row that appears twice in one batch (no DISTINCT, no sort needed).
   const result = await client.query(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM ${staging}
@@ -69,11 +92,11 @@ export async function copyInsert(client, spec, lines) {
 /**
  * COPY straight into the table, for rows that cannot exist yet (fresh random keys). Runs inside
  * the caller's transaction.
- * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string>} lines
+ * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | Buffer} lines
  */
 export async function copyNew(client, spec, lines) {
   await pipeline(
-    Readable.from(chunked(lines)),
+    copySource(lines),
     client.query(copyStreams.from(`COPY ${spec.table} (${columnList(spec)}) FROM STDIN`)),
   );
 }
