@@ -32,6 +32,8 @@ export async function serveLoadgenMetrics(port, config, log) {
   return {
     /** @param {import('../../core/types.js').LoadgenRequest} request */
     observe: (request) => sink.write([request]),
+    /** @param {number} run */
+    recordWait: (run) => sink.countRecordWait(run),
     close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
   };
 }
@@ -68,7 +70,8 @@ export function loadgenCommand(config, { log, out }, flags) {
     const metrics = await serveLoadgenMetrics(metricsPort, config, log);
     const progress = terminalProgress();
     try {
-      return await runLoad(pool, runId, options, { log, out, observe: metrics?.observe, progress });
+      const recordWait = metrics ? () => metrics.recordWait(/** @type {number} */ (runId)) : undefined;
+      return await runLoad(pool, runId, options, { log, out, observe: metrics?.observe, progress, recordWait });
     } finally {
       if (progress) process.stderr.write('\n');
       await metrics?.close();
