@@ -5,7 +5,7 @@
 // The hot path does no per-request work it can avoid (bench/loadgen.bench.js profile): headers are
 // a flat list copied from a template, each request is one small handler object driven by undici's
 // dispatch callbacks (no promise, no closure), and it is handed to the recorder as plain numbers.
-import { Pool } from 'undici';
+import { Connections } from './connections.js';
 import { drawIds, headerTemplate } from './ids.js';
 import { createStats } from './stats.js';
 
@@ -58,6 +58,8 @@ class Exchange {
     this.dueAt = dueAt;
     this.id = id;
     this.sentAt = performance.now();
+    /** @type {import('undici').Client | undefined} set by Connections */
+    this.client = undefined;
     this.status = 0;
   }
 
@@ -86,7 +88,7 @@ class Exchange {
   }
 }
 
-/** The state of one run: the pool, the statistics, what is in flight. */
+/** The state of one run: the connections, the statistics, what is in flight. */
 class Load {
   /** @param {LoadOptions} options @param {LoadHooks} hooks */
   constructor(options, hooks) {
@@ -94,11 +96,7 @@ class Load {
     this.options = options;
     this.hooks = hooks;
     this.path = `${target.pathname}${target.search}`;
-    this.pool = new Pool(target.origin, { connections: options.connections, keepAliveTimeout: 30_000, pipelining: 1 });
-    this.connectionsOpened = 0;
-    this.pool.on('connect', () => {
-      this.connectionsOpened += 1;
-    });
+    this.connections = new Connections(target.origin, options.connections, { damped: Boolean(options.rate) });
     this.headers = headerTemplate(options.headers, options.correlationHeader);
     this.stats = createStats();
     this.clockStart = performance.now();
@@ -128,7 +126,7 @@ class Load {
     this.inFlight += 1;
     const { id, headers } = drawIds(this.headers);
     const exchange = new Exchange(this, dueAt, id);
-    this.pool.dispatch(
+    this.connections.dispatch(
       {
         path: this.path,
         method: /** @type {any} */ (this.options.method),
@@ -144,6 +142,7 @@ class Load {
   /** @param {Exchange} exchange @param {Error | null} err */
   done(exchange, err) {
     this.inFlight -= 1;
+    this.connections.release(exchange);
     const end = performance.now();
     const durationMs = end - exchange.dueAt;
     const status = err ? 0 : exchange.status;
@@ -190,8 +189,8 @@ function closedModel(load) {
 
 /**
  * Open model: request i is due at start + i / rate, whether or not earlier ones returned. A timer
- * wakes the scheduler shortly before the next due time, it sends everything due, never early; the
- * delay between due and actual send is measured (send-time error). Connections are opened as
+ * wakes the scheduler at the next due time (at least every millisecond), it sends everything due,
+ * never early; the delay between due and actual send is measured (send-time error). Connections are opened as
  * needed up to the maximum; beyond it undici queues the request, and it is sent late.
  * @param {Load} load @param {number} rate @returns {Promise<void>}
  */
@@ -221,11 +220,10 @@ function openModel(load, rate) {
           return;
         }
         if (dueAt > now) {
-          // Timers fire on whole milliseconds and may be up to one early: sleep to about a
-          // millisecond before, then yield to I/O until the due time (setImmediate).
-          const wait = dueAt - now;
-          if (wait > 1.5) setTimeout(tick, wait - 1);
-          else setImmediate(tick);
+          // Timers fire on whole milliseconds, up to one early: wake a little before, then again
+          // a millisecond later. No busy wait (setImmediate): spinning took the CPU the target
+          // and PostgreSQL needed on a small machine and halved the rate kept.
+          setTimeout(tick, Math.max(1, dueAt - now - 1));
           return;
         }
         next += 1;
@@ -250,11 +248,11 @@ export async function generateLoad(options, hooks) {
     else await closedModel(load);
   } finally {
     clearInterval(progress);
-    await load.pool.close();
+    await load.connections.close();
   }
   return {
     stats: load.stats,
     elapsedMs: performance.now() - load.clockStart,
-    connectionsOpened: load.connectionsOpened,
+    connectionsOpened: load.connections.opened,
   };
 }

@@ -6,6 +6,8 @@ import copyStreams from 'pg-copy-streams';
 
 /** @typedef {import('./tables.js').TableSpec} TableSpec */
 
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
+
 /**
  * One value in COPY text format: \N for null, ISO time for dates, backslash escapes.
  * @param {unknown} value
@@ -15,6 +17,8 @@ export function copyValue(value) {
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '\\N';
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  // Most values need no escape: one test instead of four replace passes (bench/ingest.bench.js profile).
+  if (!NEEDS_ESCAPE.test(text)) return text;
   return text.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 }
 
