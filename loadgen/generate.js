@@ -142,7 +142,10 @@ class Load {
   /** @param {Exchange} exchange @param {Error | null} err */
   done(exchange, err) {
     this.inFlight -= 1;
-    this.connections.release(exchange);
+    // undici fails all of a connection's requests in one loop and must not be handed a new one
+    // meanwhile (it asserts so): after an error the connection is reused a microtask later.
+    if (err) queueMicrotask(() => this.connections.release(exchange));
+    else this.connections.release(exchange);
     const end = performance.now();
     const durationMs = end - exchange.dueAt;
     const status = err ? 0 : exchange.status;
