@@ -65,6 +65,8 @@ const NETWORK_CODES = new Set([
  * @property {Record<string, string>} [headers]
  * @property {unknown} [data]
  * @property {AbortSignal} [signal]
+ * @property {boolean} [once] send once, never again: for a request whose repetition is not the same
+ *   request (a scroll continuation: a timed-out one may have moved the cursor on the server)
  */
 
 /**
@@ -140,7 +142,7 @@ export function createHttp(options) {
    */
   function send(request) {
     return retry(() => sendOnce(request), {
-      backoff,
+      backoff: request.once ? { ...backoff, retries: 0 } : backoff,
       signal: request.signal,
       retryable: (err) => err instanceof HttpError && err.retryable,
       delayOf: (err) => /** @type {HttpError} */ (err).waitMs,

@@ -73,8 +73,12 @@ async function* timed(source, busy) {
   }
 }
 
-/** Retries of a window whose point in time expired; each resumes from the last committed page. */
-const PIT_REOPENS = 3;
+/**
+ * Retries of a window whose search context is gone (an expired point in time, an interrupted
+ * scroll); each resumes from the last committed page.
+ */
+const CONTEXT_REOPENS = 3;
+const CONTEXT_LOST = new Set(['pit_expired', 'search_context_lost']);
 
 /**
  * Pages written at once. Page n is copied while page n-1 commits and page n+1 is read; each
@@ -143,9 +147,12 @@ export async function ingestWindow(source, window, deps) {
       }
     },
     {
-      backoff: { retries: PIT_REOPENS, baseDelayMs: 0, maxDelayMs: 0 },
-      retryable: (err) => /** @type {any} */ (err)?.reason === 'pit_expired',
-      onRetry: () => deps.warn?.('pit_expired', `point in time expired; reading again from ${position}`),
+      backoff: { retries: CONTEXT_REOPENS, baseDelayMs: 0, maxDelayMs: 0 },
+      retryable: (err) => CONTEXT_LOST.has(/** @type {any} */ (err)?.reason),
+      onRetry: ({ err }) => {
+        const reason = /** @type {any} */ (err).reason;
+        deps.warn?.(reason, `search context lost (${reason}); reading again from ${position}`);
+      },
     },
   );
   busyMs.wall = performance.now() - started;

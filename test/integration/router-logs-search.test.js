@@ -244,9 +244,43 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
       };
       await assert.rejects(ingestIncrement(source, options, { pool: db.pool }), { reason: 'timeout' });
       stalled = false;
-      await ingestIncrement(source, options, { pool: db.pool });
+      // The next run (the server answers again), with a timeout a loaded CI machine always meets.
+      const next = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), {
+        log: silent,
+        pageSize: PAGE,
+        backoff: FAST,
+      });
+      t.after(() => next.close());
+      await ingestIncrement(next, options, { pool: db.pool });
       assert.deepEqual(await rows(), expected());
     });
+
+    if (flavor === 'elasticsearch') {
+      it('reads a window again from its last page when a scroll answer is lost (never skips a page)', async (t) => {
+        await db.query('TRUNCATE router_requests, ingest_checkpoints');
+        let continuations = 0;
+        const proxy = await startFaultProxy(search.url, ({ url }) => {
+          if (!url.startsWith('/_search/scroll')) return 'pass';
+          continuations += 1;
+          // The server moves the cursor, the client times out: repeating the request would skip a page.
+          return continuations === 2 ? 'lose-answer' : 'pass';
+        });
+        t.after(() => proxy.close());
+        const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), {
+          log: silent,
+          pageSize: PAGE,
+          backoff: FAST,
+          timeoutMs: 1500,
+        });
+        t.after(() => source.close());
+        /** @type {string[]} */
+        const warnings = [];
+        await ingestWindow(source, window, { pool: db.pool, warn: (reason) => warnings.push(reason) });
+        assert.ok(continuations >= 3, `the scroll went on after the lost answer (${continuations})`);
+        assert.ok(warnings.includes('search_context_lost'), `the loss was noticed (${warnings})`);
+        assert.deepEqual(await rows(), expected());
+      });
+    }
 
     if (flavor === 'opensearch') {
       it('reopens an expired point in time and still reads everything once', async (t) => {

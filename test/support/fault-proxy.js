@@ -10,7 +10,8 @@ import { once } from 'node:events';
  * @property {number} count
  * @property {import('node:http').IncomingHttpHeaders} headers
  *
- * @typedef {'pass' | 'hang' | { status: number, body: string }} Verdict
+ * @typedef {'pass' | 'hang' | 'lose-answer' | { status: number, body: string }} Verdict
+ *   lose-answer: the request reaches the server, its answer never reaches the client
  */
 
 /**
@@ -31,7 +32,7 @@ export async function startFaultProxy(target, decide) {
       headers: req.headers,
     });
     if (verdict === 'hang') return; // never answers: the client's timeout must fire
-    if (verdict !== 'pass') {
+    if (verdict !== 'pass' && verdict !== 'lose-answer') {
       res.writeHead(verdict.status, { 'Content-Type': 'application/json' }).end(verdict.body);
       return;
     }
@@ -40,6 +41,10 @@ export async function startFaultProxy(target, decide) {
       headers: { 'Content-Type': String(req.headers['content-type'] ?? 'application/json') },
       body: body || undefined,
     });
+    if (verdict === 'lose-answer') {
+      await upstream.text();
+      return;
+    }
     res
       .writeHead(upstream.status, { 'Content-Type': upstream.headers.get('content-type') ?? 'application/json' })
       .end(await upstream.text());

@@ -65,15 +65,17 @@ export function createSearchClient(search, deps = {}) {
 
   /**
    * @param {string} method @param {string} path @param {unknown} [body] @param {AbortSignal} [signal]
+   * @param {{ once?: boolean }} [options]
    * @returns {Promise<any>}
    */
-  async function call(method, path, body, signal) {
+  async function call(method, path, body, signal, options = {}) {
     const response = await http
       .send({
         method,
         url: `${search.url}${path}`,
         data: body === undefined ? undefined : JSON.stringify(body),
         signal,
+        once: options.once,
       })
       .catch((err) => {
         throw err instanceof HttpError
@@ -201,7 +203,14 @@ export function createSearchClient(search, deps = {}) {
           read += hits.length;
           if (hits.length) yield { hits, total };
           if (hits.length < pageSize) break;
-          body = await call('POST', '/_search/scroll', { scroll: '2m', scroll_id: scrollId }, signal);
+          // Never repeated: a continuation that timed out may have moved the cursor, and a repeat would
+          // skip a page. The window is read again from its last committed page instead.
+          body = await call('POST', '/_search/scroll', { scroll: '2m', scroll_id: scrollId }, signal, {
+            once: true,
+          }).catch((err) => {
+            if (!(err instanceof HttpError) || err.status !== undefined || signal?.aborted) throw err;
+            throw new HttpError(`${err.message} (scroll interrupted)`, { reason: 'search_context_lost', cause: err });
+          });
           scrollId = body._scroll_id ?? scrollId;
         }
       } finally {
