@@ -1,5 +1,5 @@
 // Which table each record kind is stored in, its unique key, and how a record becomes a row.
-import { copyTimestamp, copyValue } from './copy.js';
+import { copyTimestamp, copyValue } from './copy-text.js';
 
 /**
  * @typedef {object} TableSpec
