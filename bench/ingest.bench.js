@@ -1,7 +1,7 @@
 // Router-log ingest at scale: 1,000,000 RTR documents (half logsearch, half raw lines) in a real
 // OpenSearch, read into a real PostgreSQL by the `paasmon ingest` process. Baselines: the search
 // server's own read rate (PIT + search_after, no parsing) and a keyed COPY of the same rows.
-// Run: npm run bench -- ingest   (BENCH_DOCS to change the count; BENCH_CPU_PROF=DIR profiles paasmon)
+// Run: npm run bench -- ingest   (BENCH_DOCS to change the count)
 import pino from 'pino';
 import { copyInsert, copyLine, inTransaction } from '../exporters/postgres/copy.js';
 import { tableOf } from '../exporters/postgres/tables.js';
@@ -124,7 +124,6 @@ try {
     DATABASE_URL: db.url,
     SEARCH_URL: search.url,
     LOG_LEVEL: 'info',
-    ...(process.env.BENCH_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` } : {}),
   });
   const peakMb = await exitWithPeakRss(ingest);
   const seconds = (performance.now() - started) / 1000;
