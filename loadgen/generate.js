@@ -193,8 +193,8 @@ function closedModel(load) {
 /**
  * Open model: request i is due at start + i / rate, whether or not earlier ones returned. A timer
  * wakes the scheduler at the next due time (at least every millisecond), it sends everything due,
- * never early; the delay between due and actual send is measured (send-time error). Connections are opened as
- * needed up to the maximum; beyond it undici queues the request, and it is sent late.
+ * never early; the delay between due and actual send is measured (send-time error). Connections
+ * are opened as needed up to the maximum; beyond it a request waits for one, and is sent late.
  * @param {Load} load @param {number} rate @returns {Promise<void>}
  */
 function openModel(load, rate) {
