@@ -143,9 +143,12 @@ try {
     );
   }
 
-  // Open model at 80 % of the closed-model maximum (the first connection count).
+  // Open model at 80 % of the closed-model maximum, with at most as many connections.
   const rate = Math.round(0.8 * /** @type {number} */ (closedRps.get(CONNECTIONS[0])));
-  const open = await paasmon(['--url', target.url, '--duration', `${SECONDS}s`, '--rate', String(rate)]);
+  const open = await paasmon([
+    ...['--url', target.url, '--duration', `${SECONDS}s`, '--rate', String(rate)],
+    ...['--connections', String(CONNECTIONS[0])],
+  ]);
   const sentRate = numberIn(open.out, /sent (\S+) req\/s/);
   console.log(
     `open model --rate ${rate} (80 % of the closed maximum): sent ${sentRate} req/s = ` +
@@ -156,7 +159,10 @@ try {
 
   // No stalls: against a target answering after a constant delay, batch writes must not show.
   const steadyRate = Math.round(Math.min(0.5 * rate, 4000));
-  const steady = await paasmon(['--url', slowTarget.url, '--duration', `${SECONDS}s`, '--rate', String(steadyRate)]);
+  const steady = await paasmon([
+    ...['--url', slowTarget.url, '--duration', `${SECONDS}s`, '--rate', String(steadyRate)],
+    ...['--connections', '64'],
+  ]);
   const spread = await (await fetch(`${slowTarget.url}spread`)).json();
   const e2e = (
     await db.query(
