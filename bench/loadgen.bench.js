@@ -1,7 +1,8 @@
 // paasmon's load generator (recording every request into PostgreSQL) against autocannon, on the
 // same target process at the same connection count, in alternating rounds; medians printed side by
 // side with the ratios of issue 13. Both clients run as processes and report their own CPU time the
-// same way (support/cpu-at-exit.js); PostgreSQL's CPU is its whole process tree's. Then the open
+// same way (support/cpu-at-exit.js), less what a one-request run of each costs (start and exit);
+// PostgreSQL's CPU is its whole process tree's. Then the open
 // model at 80 % of the closed-model rate, a constant-latency target (no stalls), and a
 // 1,000,000-request run (peak RSS).
 // Run: npm run bench -- loadgen   (BENCH_CONNECTIONS=32,8 BENCH_SECONDS=10 BENCH_ROUNDS=3
@@ -70,9 +71,15 @@ async function startTarget(delayMs) {
   return { url: `http://127.0.0.1:${String(portText).trim()}/`, child };
 }
 
-/** @param {string} url @param {number} connections */
-async function autocannon(url, connections) {
-  const args = [AUTOCANNON, '-c', String(connections), '-d', String(SECONDS), '-j'];
+/** @param {string} url @param {number} connections @param {number} [amount] requests, else SECONDS */
+async function autocannon(url, connections, amount) {
+  const args = [
+    AUTOCANNON,
+    '-c',
+    String(connections),
+    ...(amount ? ['-a', String(amount)] : ['-d', String(SECONDS)]),
+    '-j',
+  ];
   for (const header of ID_HEADERS) args.push('-H', header);
   const child = spawn(process.execPath, [...args, url], {
     env: { ...process.env, NODE_OPTIONS: CPU_AT_EXIT },
@@ -113,6 +120,12 @@ const us = (/** @type {number} */ seconds, /** @type {number} */ n) => ((seconds
 try {
   console.log(`target ${target.url} (own process); ${SECONDS} s per client per round, ${ROUNDS} rounds, medians`);
   console.log('paasmon records every request in PostgreSQL; autocannon sends the same four id headers (fixed).');
+  // CPU per request leaves out each client's start and exit: the CPU of a one-request run.
+  const acStartup = (await autocannon(target.url, 1, 1)).cpu;
+  const pmStartup = (await paasmon(['--url', target.url, '--requests', '1'])).cpu;
+  console.log(
+    `startup + exit CPU (one request): autocannon ${acStartup.toFixed(2)} s, paasmon ${pmStartup.toFixed(2)} s`,
+  );
   /** @type {Map<number, number>} */
   const closedRps = new Map();
   for (const connections of CONNECTIONS) {
@@ -120,6 +133,8 @@ try {
     for (let round = 0; round < ROUNDS; round++) {
       const ac = await autocannon(target.url, connections);
       const pm = await paasmon(['--url', target.url, '--duration', `${SECONDS}s`, '--parallel', String(connections)]);
+      ac.cpu -= acStartup;
+      pm.cpu -= pmStartup;
       rounds.push({ ac, pm });
       console.log(
         `  c=${connections} round ${round + 1}: autocannon ${Math.round(ac.rps)} req/s ` +
