@@ -187,7 +187,8 @@ describe('load generator recorder and schedule', () => {
       const sent = Number(/sent (\S+) req\/s/.exec(kept.stdout)?.[1]);
       assert.ok(sent > 190 && sent <= 201, `sent ${sent} req/s of 200 asked`);
       const p95 = Number(/p95\s+(\S+)/.exec(kept.stdout)?.[1]);
-      assert.ok(p95 < 100, `p95 ${p95} ms: the target's time, not a queue in the generator`);
+      // A queue in the generator (one connection) made it 392 ms; a busy machine adds some.
+      assert.ok(p95 < 250, `p95 ${p95} ms: the target's time, not a queue in the generator`);
 
       const capped = await runCli(
         ['loadgen', '--url', url, '--requests', '100', '--rate', '200', '--connections', '1'],
