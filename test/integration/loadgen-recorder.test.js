@@ -90,14 +90,23 @@ describe('load generator recorder and schedule', () => {
       batchSize: 20,
       maxInFlight: 2,
       flushIntervalMs: 60_000,
-      onWait: () => metrics.countRecordWait(runId),
+      onWait: () => {
+        metrics.countRecordWait(runId);
+        sentBeforeWait ??= server.arrivals.length - arrivalsBefore;
+      },
     });
     const rate = 200;
     const arrivalsBefore = server.arrivals.length;
+    /** @type {number | undefined} requests the server had seen when the generator first waited */
+    let sentBeforeWait;
+    let releasedAt = Infinity;
     const started = performance.now();
-    // Pages 1 and 2 (requests 1-40) are written into the lock; page 3 is full at request 60 (300 ms)
-    // with both slots busy: sending waits until the lock goes at 1000 ms.
-    const release = setTimeout(() => void lock.query('COMMIT'), 1000);
+    // Pages 1 and 2 (requests 1-40) are written into the lock; page 3 is full when request 60
+    // completes (about 300 ms), both slots busy: sending waits until the lock goes at 1000 ms.
+    const release = setTimeout(() => {
+      releasedAt = performance.now();
+      void lock.query('COMMIT');
+    }, 1000);
     const { stats } = await generateLoad(loadOptions({ url: server.url, rate, requests: 120 }), {
       record: recorder.record,
     });
@@ -105,19 +114,16 @@ describe('load generator recorder and schedule', () => {
     await recorder.close();
     await lock.end();
 
-    const lateness = server.arrivals.slice(arrivalsBefore).map((at, i) => at - started - (i * 1000) / rate);
-    // Margins for a busy machine: on time means well under the 500 ms the bound costs.
-    const beforeBound = lateness.slice(0, 55);
-    assert.ok(
-      Math.max(...beforeBound) < 250,
-      `requests before the bound went out on time, though 2 pages were stuck (worst ${Math.max(...beforeBound)} ms late)`,
-    );
-    // Page 3 fills as request 60 completes; a few sent meanwhile are still on time.
-    const afterBound = lateness.slice(75, 100);
-    assert.ok(
-      Math.min(...afterBound) > 400,
-      `past the bound sending waited for the lock (least late ${Math.min(...afterBound)} ms)`,
-    );
+    const arrivals = server.arrivals.slice(arrivalsBefore);
+    const k = /** @type {number} */ (sentBeforeWait);
+    assert.ok(k >= 60, `sending went on while 2 pages were stuck, until the third was full (${k} sent)`);
+    // Margins for a busy machine: on time means well under the 700 ms the bound costs.
+    const lateness = arrivals.map((at, i) => at - started - (i * 1000) / rate);
+    const worst = Math.max(...lateness.slice(0, k - 5));
+    assert.ok(worst < 250, `requests before the bound went out on time (worst ${worst} ms late)`);
+    // The few in flight when the wait began still arrive; everything after waited for the lock.
+    const early = arrivals.slice(k + 10).filter((at) => at < releasedAt).length;
+    assert.equal(early, 0, `${early} requests sent past the bound before the lock went`);
     assert.ok(recorder.waits >= 1);
     const text = await metrics.registry.getSingleMetricAsString('paasmon_loadgen_record_waits_total');
     assert.match(text, new RegExp(`paasmon_loadgen_record_waits_total\\{run="${runId}"\\} ${recorder.waits}\\n?$`));
@@ -128,6 +134,7 @@ describe('load generator recorder and schedule', () => {
 
   it('the open model measures how late each request was sent against its schedule', async () => {
     const rate = 200;
+    const arrivalsBefore = server.arrivals.length;
     // The event loop is blocked for 150 ms from 300 ms on: requests due meanwhile go out late.
     const stall = setTimeout(() => {
       const until = performance.now() + 150;
@@ -138,11 +145,23 @@ describe('load generator recorder and schedule', () => {
     });
     clearTimeout(stall);
     assert.equal(stats.sends, 200);
-    // Due during the stall: 30 requests, sent up to 150 ms late; those more than 10 ms late (28)
-    // count as late sends. The rest went out on time (margins for a busy machine).
-    assert.ok(stats.sendLagMaxMs >= 140 && stats.sendLagMaxMs < 400, `worst send ${stats.sendLagMaxMs} ms late`);
-    assert.ok(stats.lateSends >= 27 && stats.lateSends < 100, `${stats.lateSends} late sends`);
-    assert.ok(stats.sendLagPercentile(50) < 10, `median send ${stats.sendLagPercentile(50)} ms after due`);
+    // Independently, from when the server saw each request: lateness against the schedule, taking
+    // the least late request as on time.
+    const seen = server.arrivals.slice(arrivalsBefore).map((at, i) => at - (i * 1000) / rate);
+    const onTime = Math.min(...seen);
+    const lateness = seen.map((at) => at - onTime);
+    const late = lateness.filter((ms) => ms > 10).length;
+    // The stall alone makes about 28 late (due in its first 140 ms); a busy machine adds its own.
+    assert.ok(late >= 27, `${late} requests arrived late`);
+    assert.ok(
+      Math.abs(stats.lateSends - late) <= 3 + 0.1 * late,
+      `${stats.lateSends} late sends counted, ${late} seen`,
+    );
+    const worst = Math.max(...lateness);
+    assert.ok(
+      Math.abs(stats.sendLagMaxMs - worst) <= Math.max(10, 0.1 * worst),
+      `worst send ${stats.sendLagMaxMs} ms late, ${worst} seen`,
+    );
     // Latency counts from the due time: the stalled requests show it although the server answered at once.
     assert.ok(stats.maxMs >= 140, `max latency ${stats.maxMs} ms`);
   });
@@ -158,7 +177,6 @@ describe('load generator recorder and schedule', () => {
         record: () => undefined,
       });
       assert.ok(grown.connectionsOpened >= 3 && grown.connectionsOpened < 50, `${grown.connectionsOpened} connections`);
-      assert.ok(grown.stats.lateSends < 50, `${grown.stats.lateSends} late sends`);
       // Capped at 1: a request waits for the one before, and the schedule slips (counted).
       const capped = await generateLoad(loadOptions({ url, rate: 200, requests: 100, connections: 1 }), {
         record: () => undefined,
