@@ -2,14 +2,12 @@
 // ingested through the file source; correlate; run_summary checked against an independent computation.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
-import { startGorouterStandin } from '../support/gorouter-standin.js';
+import { startAppInstances, startGorouterStandin } from '../support/gorouter-standin.js';
 
 /**
  * percentile_cont: linear interpolation between the values at ranks floor and ceil of p * (n - 1).
@@ -29,8 +27,8 @@ const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-6 * Math.max(1, Ma
 describe('correlation end to end', () => {
   /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
   let db;
-  /** @type {http.Server[]} */
-  const apps = [];
+  /** @type {Awaited<ReturnType<typeof startAppInstances>>} */
+  let apps;
   /** @type {Awaited<ReturnType<typeof startGorouterStandin>>} */
   let router;
   const logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-rtr-')), 'access.log');
@@ -38,17 +36,11 @@ describe('correlation end to end', () => {
 
   before(async () => {
     db = await startTestDatabase();
-    for (let i = 0; i < 2; i++) {
-      const app = http.createServer((req, res) =>
-        setTimeout(() => res.writeHead(req.url === '/fail' ? 500 : 200).end('hello'), 2 + i * 3),
-      );
-      app.keepAliveTimeout = 30_000;
-      app.listen(0, '127.0.0.1');
-      await once(app, 'listening');
-      apps.push(app);
-    }
+    apps = await startAppInstances(2, (i, req, res) =>
+      setTimeout(() => res.writeHead(req.url === '/fail' ? 500 : 200).end('hello'), 2 + i * 3),
+    );
     router = await startGorouterStandin({
-      backends: apps.map((a) => `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (a.address()).port}`),
+      backends: apps.urls,
       appGuid,
       host: 'shop.apps.example.com',
       logFile,
@@ -57,10 +49,7 @@ describe('correlation end to end', () => {
   });
   after(async () => {
     await router.close();
-    for (const app of apps) {
-      app.closeAllConnections();
-      app.close();
-    }
+    apps.close();
     await db.stop();
   });
 

@@ -82,3 +82,30 @@ export async function startGorouterStandin({ backends, appGuid, host, logFile, e
     },
   };
 }
+
+/**
+ * `count` app instances for the stand-in to route to: keep-alive HTTP servers on loopback, each
+ * answering with `respond(index, req, res)`.
+ * @param {number} count
+ * @param {(index: number, req: http.IncomingMessage, res: http.ServerResponse) => void} respond
+ */
+export async function startAppInstances(count, respond) {
+  /** @type {http.Server[]} */
+  const servers = [];
+  for (let i = 0; i < count; i++) {
+    const server = http.createServer((req, res) => respond(i, req, res));
+    server.keepAliveTimeout = 30_000;
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    servers.push(server);
+  }
+  return {
+    urls: servers.map((s) => `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (s.address()).port}`),
+    close() {
+      for (const server of servers) {
+        server.closeAllConnections();
+        server.close();
+      }
+    },
+  };
+}

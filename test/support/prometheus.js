@@ -7,9 +7,9 @@ import { freePort } from './database.js';
 import { waitFor } from './cli.js';
 
 /**
- * @param {{ targets: string[], scrapeIntervalSeconds?: number, bearerToken?: string }} options
+ * @param {{ targets: string[], scrapeIntervalSeconds?: number, bearerToken?: string, ruleFiles?: string[] }} options
  */
-export async function startPrometheus({ targets, scrapeIntervalSeconds = 1, bearerToken }) {
+export async function startPrometheus({ targets, scrapeIntervalSeconds = 1, bearerToken, ruleFiles = [] }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-prometheus-'));
   const port = await freePort();
   const auth = bearerToken ? `\n    authorization:\n      credentials: ${JSON.stringify(bearerToken)}` : '';
@@ -18,6 +18,7 @@ export async function startPrometheus({ targets, scrapeIntervalSeconds = 1, bear
     `global:
   scrape_interval: ${scrapeIntervalSeconds}s
   evaluation_interval: ${scrapeIntervalSeconds}s
+rule_files: ${JSON.stringify(ruleFiles)}
 scrape_configs:
   - job_name: paasmon
     static_configs:
@@ -59,6 +60,29 @@ scrape_configs:
       const body = /** @type {any} */ (await response.json());
       if (body.status !== 'success') throw new Error(`prometheus query ${query}: ${JSON.stringify(body)}`);
       return /** @type {Array<{ metric: Record<string, string>, value: [number, string] }>} */ (body.data.result);
+    },
+    /**
+     * Range query; returns the result matrix.
+     * @param {string} query @param {Date} start @param {Date} end @param {number} stepSeconds
+     */
+    async queryRange(query, start, end, stepSeconds) {
+      const params = new URLSearchParams({
+        query,
+        start: String(start.getTime() / 1000),
+        end: String(end.getTime() / 1000),
+        step: String(stepSeconds),
+      });
+      const body = /** @type {any} */ (await (await fetch(`${url}/api/v1/query_range?${params}`)).json());
+      if (body.status !== 'success') throw new Error(`prometheus query_range ${query}: ${JSON.stringify(body)}`);
+      return /** @type {Array<{ metric: Record<string, string>, values: Array<[number, string]> }>} */ (
+        body.data.result
+      );
+    },
+    /** Rule groups as Prometheus evaluates them (health, lastError per rule). */
+    async rules() {
+      const body = /** @type {any} */ (await (await fetch(`${url}/api/v1/rules`)).json());
+      /** @typedef {{ name: string, health: string, lastError?: string }} Rule */
+      return /** @type {Array<{ name: string, rules: Rule[] }>} */ (body.data.groups);
     },
     /** Scrape target health as Prometheus sees it. */
     async targets() {
