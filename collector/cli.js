@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=1 --max-old-space-size=128
 // @ts-check
 // The whole command tree. Exit codes: 0 success, 2 bad usage or invalid configuration, 1 other failure.
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from './config/index.js';
@@ -16,12 +16,56 @@ import { createLogger } from '../core/log.js';
  * @property {import('pino').DestinationStream} [logDestination]
  */
 
+const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
 /**
- * @param {Command} program
+ * The one line a failure prints: the message (an AggregateError's first cause, a bare error
+ * code), on one line. The stack only at LOG_LEVEL=debug or trace.
+ * @param {unknown} err @param {string | undefined} logLevel
+ */
+export function describeError(err, logLevel) {
+  const e = /** @type {any} */ (err);
+  if (logLevel === 'debug' || logLevel === 'trace') return String(e?.stack ?? e);
+  const first = e instanceof AggregateError && !e.message ? e.errors[0] : e;
+  const text = first?.message || first?.code || String(first);
+  return String(text)
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
+}
+
+/**
+ * Commands whose usage errors (unknown option, missing argument) are one line naming the command
+ * and where its help is, exit 2, instead of commander's message followed by the whole help.
+ */
+class PaasmonCommand extends Command {
+  /** @param {string} [name] */
+  createCommand(name) {
+    return new PaasmonCommand(name);
+  }
+
+  /** @param {string} message @param {{ code?: string, exitCode?: number }} [options] @returns {never} */
+  error(message, options) {
+    const names = [];
+    for (let c = /** @type {Command | null} */ (/** @type {unknown} */ (this)); c; c = c.parent)
+      names.unshift(c.name());
+    const path = names.join(' ');
+    const text = message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
+    return super.error(`${path}: ${text} (see ${path} --help)`, { ...options, exitCode: 2 });
+  }
+}
+
+/**
+ * The command tree. Usage errors and help throw CommanderError (exitOverride) instead of exiting.
  * @param {CliDeps} deps
  * @param {(code: number) => void} setExitCode
  */
-export function createProgram(program, deps, setExitCode) {
+export function createProgram(deps, setExitCode) {
+  const program = new PaasmonCommand();
+  // Set before any subcommand is added: subcommands copy these settings when they are created.
+  program.exitOverride().configureOutput({
+    writeOut: (text) => deps.out(text.replace(/\n$/, '')),
+    writeErr: (text) => deps.err(text.replace(/\n$/, '')),
+  });
   /**
    * The action of a verb: loads the config, makes the logger, imports the command's module only
    * now (so `paasmon --help` loads nothing heavy), runs its export, and maps errors to exit codes.
@@ -37,14 +81,15 @@ export function createProgram(program, deps, setExitCode) {
         const config = loadConfig(deps.env);
         const log = createLogger({ level: config.logLevel, secrets: config.secrets, destination: deps.logDestination });
         const run = (await import(`./commands/${module}.js`))[name];
-        const code = await run(config, { log, out: deps.out }, command.opts(), ...positional);
+        const code = await run(config, { log, out: deps.out, err: deps.err }, command.opts(), ...positional);
         setExitCode(code ?? 0);
       } catch (err) {
+        const text = describeError(err, deps.env.LOG_LEVEL);
         if (err instanceof ConfigError) {
-          deps.err(`paasmon: invalid configuration: ${err.message}`);
+          deps.err(`paasmon: invalid configuration: ${text}`);
           setExitCode(2);
         } else {
-          deps.err(`paasmon: ${/** @type {Error} */ (err).message}`);
+          deps.err(`paasmon: ${text}`);
           setExitCode(1);
         }
       }
@@ -56,16 +101,19 @@ export function createProgram(program, deps, setExitCode) {
       'Monitoring and metrics collection for load tests of apps on Cloud Foundry.\n' +
         'Configuration comes from environment variables (see README).',
     )
-    .showHelpAfterError();
+    .version(VERSION, '-V, --version', 'print the version of paasmon')
+    .enablePositionalOptions();
 
   program
     .command('collect')
     .description('long-running service: migrate, poll on POLL_SCHEDULE, serve /metrics and /healthz on $PORT')
+    .addHelpText('after', `${CLOUD_CONTROLLER_ENV}${COLLECT_ENV}${DATABASE_ENV}`)
     .action(verb('collect', 'collectCommand'));
 
   program
     .command('poll')
     .description('one Cloud Controller poll now: writes the samples and prints a table of instances')
+    .addHelpText('after', `${CLOUD_CONTROLLER_ENV}${DATABASE_ENV}`)
     .action(verb('poll', 'pollCommand'));
 
   program
@@ -80,12 +128,12 @@ export function createProgram(program, deps, setExitCode) {
     .option('--app <name>', 'app name for the lines of --file (the lines themselves carry only the app guid)')
     .action(verb('ingest', 'ingestCommand'));
 
-  const run = program.command('run').description('test runs: what every comparison groups by');
+  const run = groupCommand(program, 'run', 'test runs: what every comparison groups by');
   run
     .command('start')
     .description('register a test run; prints its id')
-    .requiredOption('--label <label>', 'what this run is, e.g. "java 2 instances"')
-    .requiredOption('--app <name>', 'the app under test (its CPU and memory join the run)')
+    .requiredOption('--label <label>', '(required) what this run is, e.g. "java 2 instances"')
+    .requiredOption('--app <name>', '(required) the app under test (its CPU and memory join the run)')
     .option('--instances <n>', 'app instances')
     .option('--parallel <p>', 'parallel requests of the load')
     .option('--round <r>', 'round number, for repeated runs of one setting')
@@ -99,12 +147,14 @@ export function createProgram(program, deps, setExitCode) {
   program
     .command('loadgen')
     .description('generate load and record every request (closed model with --parallel, open model with --rate)')
-    .requiredOption('--url <url>', 'target URL')
-    .option('--requests <n>', 'stop after n requests')
-    .option('--duration <d>', 'stop after this long, e.g. 60s')
+    .requiredOption('--url <url>', '(required) target URL')
+    .option('--requests <n>', 'stop after n requests (one of --requests and --duration is required)')
+    .option('--duration <d>', 'stop sending after this long, e.g. 60s (with --requests: whichever comes first)')
     .option('--parallel <p>', 'closed model: requests always in flight (1)')
     .option('--rate <r>', 'open model: requests per second on a fixed schedule; latency from the scheduled time')
-    .option('--run <id>', 'test run to record into (or RUN_ID); a new run when absent')
+    .option('--run <id>', 'test run to record into (or RUN_ID); a new run, ended with the load, when absent')
+    .option('--app <name>', 'the app under test, for the new run (its CPU and memory join the run)')
+    .option('--label <label>', 'label of the new run (default: loadgen HOST)')
     .option('--method <m>', 'HTTP method (GET)')
     .option('-H, --header <h...>', 'extra header "Name: value"')
     .option('--body <text>', 'request body')
@@ -115,6 +165,7 @@ export function createProgram(program, deps, setExitCode) {
     .option('--max-error-ratio <x>', 'exit 1 when the error ratio is above x')
     .option('--max-p95 <ms>', 'exit 1 when p95 is above this many ms')
     .option('--metrics-port <port>', 'serve /metrics while running (default: $PORT when set)')
+    .option('--summary-export <file>', 'also write the summary as JSON (latency percentiles, histogram, statuses)')
     .action(verb('loadgen', 'loadgenCommand'));
 
   program
@@ -136,14 +187,59 @@ export function createProgram(program, deps, setExitCode) {
     .description('apply the SQL migrations in sql/migrations')
     .action(verb('migrate', 'migrateCommand'));
 
+  const db = groupCommand(program, 'db', 'the embedded PostgreSQL (used when DATABASE_URL is not set)');
+  db.command('status')
+    .description('whether it runs, its port, data directory and URL (password hidden)')
+    .action(verb('db', 'dbStatusCommand'));
+  db.command('stop')
+    .description('stop it (the next command that needs it starts it again)')
+    .action(verb('db', 'dbStopCommand'));
+  db.command('url')
+    .description('print its URL (starting it when needed), e.g. psql "$(paasmon db url)"; DATABASE_URL when set')
+    .action(verb('db', 'dbUrlCommand'));
+
+  program
+    .command('psql')
+    .description("open psql on paasmon's database (DATABASE_URL, or the embedded one); arguments go to psql")
+    .argument('[args...]', 'psql arguments, e.g. -c "SELECT * FROM run_summary"')
+    .allowUnknownOption()
+    .passThroughOptions()
+    .helpOption(false)
+    .action(verb('db', 'psqlCommand'));
+
   return program;
 }
+
+/**
+ * A command that only groups subcommands: bare, or with an unknown subcommand, it is a usage error.
+ * @param {Command} parent @param {string} name @param {string} description
+ */
+function groupCommand(parent, name, description) {
+  const group = parent.command(name).description(description).argument('[command]').allowExcessArguments();
+  return group.action((/** @type {string | undefined} */ sub) => {
+    const subs = group.commands.map((c) => c.name()).join(', ');
+    group.error(sub ? `unknown command '${sub}' (one of ${subs})` : `missing command: one of ${subs}`);
+  });
+}
+
+const CLOUD_CONTROLLER_ENV = `
+Environment (see README, "Configuration"):
+  CF_API                          Cloud Controller URL (required)
+  CF_USERNAME + CF_PASSWORD       UAA password grant, or CF_CLIENT_ID + CF_CLIENT_SECRET
+  CF_APPS or CF_SPACE_GUID        the apps to watch (names or GUIDs), or every app of a space
+  CF_SKIP_SSL_VALIDATION, CF_CONCURRENCY, CF_TIMEOUT, DB_BUFFER_RECORDS, LOG_LEVEL
+`;
+const COLLECT_ENV = `  POLL_SCHEDULE                   cron with seconds (*/5 * * * * *)
+  SEARCH_URL, SEARCH_INDEX, ...   router logs from Elasticsearch/OpenSearch, on INGEST_SCHEDULE
+  PORT, METRICS_BEARER_TOKEN      /metrics and /healthz
+`;
+const DATABASE_ENV = `  DATABASE_URL                    PostgreSQL; else the embedded one under PAASMON_DATA_DIR
+`;
 
 /** @param {string[]} argv */
 export async function main(argv) {
   let exitCode = 0;
   const program = createProgram(
-    new Command(),
     {
       env: process.env,
       out: (line) => process.stdout.write(`${line}\n`),
@@ -153,24 +249,25 @@ export async function main(argv) {
       exitCode = code;
     },
   );
-  program.exitOverride();
   try {
     await program.parseAsync(argv);
   } catch (err) {
-    if (err instanceof CommanderError) {
-      return err.exitCode === 0 ? 0 : 2;
-    }
-    throw err;
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    process.stderr.write(`paasmon: ${describeError(err, process.env.LOG_LEVEL)}\n`);
+    return 1;
   }
   return exitCode;
 }
 
 const invokedDirectly = process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
 if (invokedDirectly) {
-  process.on('unhandledRejection', (err) => {
-    process.stderr.write(`paasmon: unexpected error: ${/** @type {Error} */ (err)?.stack ?? err}\n`);
+  // Even a failure no command foresaw is one line (its stack only at LOG_LEVEL=debug).
+  const unexpected = (/** @type {unknown} */ err) => {
+    process.stderr.write(`paasmon: unexpected error: ${describeError(err, process.env.LOG_LEVEL)}\n`);
     process.exit(1);
-  });
+  };
+  process.on('unhandledRejection', unexpected);
+  process.on('uncaughtException', unexpected);
   const code = await main(process.argv);
   // Let stdout drain, then exit: a pool or keep-alive socket left open must not keep us alive.
   process.stdout.write('', () => process.exit(code));

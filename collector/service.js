@@ -73,6 +73,7 @@ export async function startCollector(config, { log }) {
         polls: state.polls,
         failures: state.failures,
         skipped: state.skipped,
+        warnings: state.lastWarnings.map((w) => w.detail),
       },
     };
   };

@@ -6,7 +6,7 @@ import { statusClass } from '../core/ids.js';
 const INSTANCE_LABELS = /** @type {const} */ (['app', 'app_guid', 'process_type', 'instance_index']);
 
 /** Latency buckets, 1 ms to 30 s, for the router and the load generator alike (so they compare). */
-const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** Gauge name -> help and the sample field it shows. */
 const INSTANCE_GAUGES = /** @type {const} */ ([

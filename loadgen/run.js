@@ -4,13 +4,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { generateLoad } from './generate.js';
 import { createRecorder } from './recorder.js';
 import { formatProgress, formatSchedule, formatSummary, formatWaits } from './summary.js';
+import { summaryJson, writeSummary } from './summary-export.js';
 
 /**
  * @typedef {object} RunChecks
  * @property {number} [maxErrorRatio] fail when more requests than this fraction failed
  * @property {number} [maxP95Ms] fail when p95 is slower
  *
- * @typedef {import('./generate.js').LoadOptions & RunChecks & { startAt?: string, worker: string }} RunOptions
+ * @typedef {import('./generate.js').LoadOptions & RunChecks & { startAt?: string, worker: string,
+ *   summaryExport?: string }} RunOptions summaryExport: a file for the summary as JSON
  *
  * @typedef {object} RunContext
  * @property {import('pino').Logger} log
@@ -46,12 +48,22 @@ export async function runLoad(pool, runId, options, { log, out, signal, observe,
   const { stats, elapsedMs, connectionsOpened } = await generateLoad(options, {
     signal,
     record,
-    onProgress: progress ? (s, elapsed) => progress(formatProgress(s, elapsed)) : undefined,
+    onProgress: progress
+      ? (s, elapsed) => progress(`${timeLeft(options, s.count, elapsed)}  ${formatProgress(s, elapsed)}`)
+      : undefined,
   });
-  await recorder.close();
+  // The summary of what was done comes first, even when some requests could not be written.
+  const unwritten = await recorder.close().then(
+    () => undefined,
+    (err) => err,
+  );
   out(formatSummary(stats, elapsedMs));
   if (options.rate) out(formatSchedule(stats, elapsedMs, { ...options, rate: options.rate, connectionsOpened }));
   out(`\nrun ${runId}, worker ${options.worker}: ${recorder.written} requests recorded${formatWaits(recorder.waits)}`);
+  if (options.summaryExport) {
+    writeSummary(options.summaryExport, summaryJson(stats, elapsedMs, { ...options, runId }));
+  }
+  if (unwritten) throw unwritten;
   const broken = failedChecks(stats, options);
   for (const line of broken) out(`FAILED: ${line}`);
   return broken.length ? 1 : 0;
@@ -69,4 +81,17 @@ export function failedChecks(stats, checks) {
     broken.push(`p95 ${p95.toFixed(2)} ms > --max-p95 ${checks.maxP95Ms} ms`);
   }
   return broken;
+}
+
+/**
+ * Elapsed and what is left, for the progress line: time with --duration, requests with --requests.
+ * @param {import('./generate.js').LoadOptions} options @param {number} sent @param {number} elapsedMs
+ */
+export function timeLeft(options, sent, elapsedMs) {
+  const seconds = (/** @type {number} */ ms) => `${Math.max(0, Math.round(ms / 1000))}s`;
+  const left =
+    options.durationMs !== undefined
+      ? `${seconds(options.durationMs - elapsedMs)} left`
+      : `${Math.max(0, (options.requests ?? 0) - sent)} requests left`;
+  return `${seconds(elapsedMs)} elapsed, ${left}`;
 }

@@ -2,6 +2,10 @@
 // mean and standard deviation, status codes and error kinds; in the open model also how late each
 // request was sent against its schedule.
 import * as hdr from 'hdr-histogram-js';
+import { LATENCY_BUCKETS } from '../exporters/prometheus.js';
+
+/** Upper bounds (ms) of the latency histogram: the buckets of the Prometheus histograms. */
+export const BUCKET_BOUNDS_MS = LATENCY_BUCKETS.map((s) => s * 1000);
 
 /** A request sent more than this after its due time counts as late (the asked rate was not kept). */
 export const LATE_SEND_MS = 10;
@@ -20,6 +24,9 @@ export function createStats() {
   let sum = 0;
   let sumSquares = 0;
   let max = 0;
+  let min = Infinity;
+  /** Requests per bucket (not cumulative); the last one is above every bound. */
+  const buckets = new Array(BUCKET_BOUNDS_MS.length + 1).fill(0);
   /** @type {Map<number, number>} */
   const statuses = new Map();
   /** @type {Map<string, number>} */
@@ -31,6 +38,9 @@ export function createStats() {
       sum += durationMs;
       sumSquares += durationMs * durationMs;
       max = Math.max(max, durationMs);
+      min = Math.min(min, durationMs);
+      const bucket = BUCKET_BOUNDS_MS.findIndex((bound) => durationMs <= bound);
+      buckets[bucket === -1 ? BUCKET_BOUNDS_MS.length : bucket] += 1;
       histogram.recordValue(Math.max(1, Math.round(durationMs * 1000)));
       if (status) statuses.set(status, (statuses.get(status) ?? 0) + 1);
       if (error) errors.set(error, (errors.get(error) ?? 0) + 1);
@@ -79,6 +89,10 @@ export function createStats() {
     get maxMs() {
       return max;
     },
+    get minMs() {
+      return count ? min : 0;
+    },
+    buckets,
     statuses,
     errors,
   };

@@ -5,15 +5,15 @@ import { numberFlag } from './flags.js';
 
 /**
  * @param {import('../config/index.js').Config} config
- * @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx
+ * @param {{ log: import('pino').Logger, out: (line: string) => void, err: (line: string) => void }} ctx
  * @param {{ run?: string }} flags
  */
-export function correlateCommand(config, { log, out }, flags) {
+export function correlateCommand(config, { log, out, err }, flags) {
   const runId = numberFlag(flags.run, '--run', { integer: true, min: 1 });
   return withMigratedDatabase(config, log, async (pool) => {
     const counts = await correlationCounts(pool, runId);
     if (runId !== undefined && counts.length === 0) {
-      out(`run ${runId} does not exist`);
+      err(`paasmon: run ${runId} does not exist (paasmon run list shows the runs)`);
       return 1;
     }
     out(
@@ -31,6 +31,27 @@ export function correlateCommand(config, { log, out }, flags) {
         new Set([0, 2, 3, 4, 5, 6]),
       ),
     );
+    for (const c of counts) {
+      if (c.requests > 0 && c.matched === 0) out(`run ${c.run_id}: nothing matched: ${whyUnmatched(c, config)}`);
+    }
     return 0;
   });
+}
+
+/**
+ * Why a run with load-generator requests matched none, from what its window holds.
+ * @param {import('../../exporters/postgres/queries/correlation.js').CorrelationCount} c
+ * @param {{ correlationHeader: string }} config
+ */
+function whyUnmatched(c, config) {
+  if (c.router_only === 0) {
+    return (
+      "no router records of the run's app in its time window: ingest them (paasmon ingest, or ingest --file) " +
+      "and check that the run's app (run start --app, loadgen --app) is the app name in the router records"
+    );
+  }
+  return (
+    `${c.router_only} router records in the run's window carry no id the load generator sent: the router must log ` +
+    `${config.correlationHeader} (router.extra_headers_to_log) or trace with the ids it was sent`
+  );
 }

@@ -109,11 +109,12 @@ export const OPEN_MODEL_CONNECTIONS = 100;
  * @property {string} [maxErrorRatio]
  * @property {string} [maxP95]
  * @property {string} [metricsPort]
+ * @property {string} [summaryExport]
  */
 
 /**
  * @typedef {import('../../loadgen/generate.js').LoadOptions & import('../../loadgen/run.js').RunChecks & {
- *   runId?: number, startAt?: string, worker: string }} LoadgenOptions
+ *   runId?: number, startAt?: string, worker: string, summaryExport?: string }} LoadgenOptions
  */
 
 /**
@@ -150,5 +151,6 @@ export function loadgenOptions(flags, config) {
     worker: flags.worker ?? (index !== undefined ? `instance-${index}` : `${os.hostname()}-${process.pid}`),
     maxErrorRatio: numberFlag(flags.maxErrorRatio, '--max-error-ratio'),
     maxP95Ms: numberFlag(flags.maxP95, '--max-p95'),
+    summaryExport: flags.summaryExport,
   };
 }

@@ -3,11 +3,12 @@
 import { once } from 'node:events';
 import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
-import { getRun, startRun } from '../../exporters/postgres/queries/runs.js';
+import { finishRun, getRun, startRun } from '../../exporters/postgres/queries/runs.js';
 import { createPrometheusSink } from '../../exporters/prometheus.js';
 import { runLoad } from '../../loadgen/run.js';
 import { createHttpServer } from '../metrics-server.js';
 import { loadgenOptions, numberFlag } from './flags.js';
+import { shutdownSignal } from './shutdown.js';
 
 /**
  * /metrics of the load generator while it runs. Undefined when no port is asked for.
@@ -24,7 +25,10 @@ export async function serveLoadgenMetrics(port, config, log) {
     health: async () => ({ healthy: true, body: { status: 'ok', source: 'loadgen' } }),
   });
   server.listen(port);
-  await once(server, 'listening');
+  await once(server, 'listening').catch((err) => {
+    const reason = err.code === 'EADDRINUSE' ? 'is in use by another process' : `cannot be listened on: ${err.message}`;
+    throw new Error(`--metrics-port ${port} (or $PORT) ${reason}`, { cause: err });
+  });
   log.info(
     { port: /** @type {import('node:net').AddressInfo} */ (server.address()).port },
     'loadgen: serving /metrics',
@@ -44,37 +48,91 @@ export function terminalProgress() {
 }
 
 /**
+ * Ctrl-C (or SIGTERM) stops sending: the requests in flight finish, the summary of what was done
+ * is printed, everything recorded is written and a run this command created is ended; the exit
+ * code is then 130 (143 for SIGTERM), so a script can tell an interrupted run from a complete one.
+ * A second Ctrl-C quits at once.
  * @param {import('../config/index.js').Config} config
- * @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx
- * @param {import('./flags.js').LoadgenFlags} flags
+ * @param {{ log: import('pino').Logger, out: (line: string) => void, err: (line: string) => void }} ctx
+ * @param {import('./flags.js').LoadgenFlags & { app?: string, label?: string }} flags
  * @returns {Promise<number>}
  */
-export function loadgenCommand(config, { log, out }, flags) {
+export function loadgenCommand(config, { log, out, err }, flags) {
   const options = loadgenOptions(flags, config);
   const metricsPort = numberFlag(flags.metricsPort, '--metrics-port', { integer: true }) ?? config.assignedPort;
+  if (options.runId !== undefined && (flags.app !== undefined || flags.label !== undefined)) {
+    throw new ConfigError('--app and --label describe the run loadgen creates; they do not go with --run or RUN_ID', {
+      variable: flags.app !== undefined ? '--app' : '--label',
+    });
+  }
   return withMigratedDatabase(config, log, async (pool) => {
-    let runId = options.runId;
-    if (runId === undefined) {
-      const target = new URL(options.url);
-      runId = await startRun(pool, {
-        label: `loadgen ${target.host}`,
-        appName: target.hostname.split('.')[0],
-        parallel: options.parallel,
-      });
-      out(`run ${runId} started`);
-    } else if (!(await getRun(pool, runId))) {
-      throw new ConfigError(`run ${runId} does not exist (paasmon run start prints a run id)`, {
-        variable: flags.run ? '--run' : 'RUN_ID',
-      });
-    }
+    // Before a run is created: a port in use must not leave a run behind.
     const metrics = await serveLoadgenMetrics(metricsPort, config, log);
-    const progress = terminalProgress();
     try {
-      const recordWait = metrics ? () => metrics.recordWait(/** @type {number} */ (runId)) : undefined;
-      return await runLoad(pool, runId, options, { log, out, observe: metrics?.observe, progress, recordWait });
+      const runId = options.runId ?? (await createRun(pool, options, flags, out));
+      if (options.runId !== undefined && !(await getRun(pool, runId))) {
+        throw new ConfigError(`run ${runId} does not exist (paasmon run start prints a run id)`, {
+          variable: flags.run ? '--run' : 'RUN_ID',
+        });
+      }
+      const created = options.runId === undefined;
+      try {
+        const recordWait = metrics ? () => metrics.recordWait(runId) : undefined;
+        return await driveRun(pool, runId, created, options, { log, out, err, observe: metrics?.observe, recordWait });
+      } finally {
+        // However the load ended (done, interrupted, failed), a run this command created is ended.
+        if (created) await finishRun(pool, runId).catch((e) => log.warn({ err: e, runId }, 'loadgen: ending the run'));
+      }
     } finally {
-      if (progress) process.stderr.write('\n');
       await metrics?.close();
     }
   });
+}
+
+/**
+ * @param {import('pg').Pool} pool @param {import('./flags.js').LoadgenOptions} options
+ * @param {{ app?: string, label?: string }} flags @param {(line: string) => void} out
+ */
+async function createRun(pool, options, flags, out) {
+  const runId = await startRun(pool, {
+    label: flags.label ?? `loadgen ${new URL(options.url).host}`,
+    appName: flags.app,
+    parallel: options.rate === undefined ? options.parallel : undefined,
+  });
+  out(`run ${runId} started${flags.app ? '' : " (no --app: the app's CPU and memory do not join this run)"}`);
+  return runId;
+}
+
+/**
+ * The load, with its progress line on a terminal and Ctrl-C handled as described above.
+ * @param {import('pg').Pool} pool @param {number} runId @param {boolean} created
+ * @param {import('./flags.js').LoadgenOptions} options
+ * @param {{ log: import('pino').Logger, out: (line: string) => void, err: (line: string) => void,
+ *   observe?: (request: import('../../core/types.js').LoadgenRequest) => void, recordWait?: () => void }} ctx
+ */
+async function driveRun(pool, runId, created, options, { log, out, err, observe, recordWait }) {
+  const progress = terminalProgress();
+  /** @type {string | undefined} */
+  let interrupted;
+  const stop = shutdownSignal((signal) => {
+    interrupted = signal;
+    if (progress) process.stderr.write('\n');
+    err(`paasmon: ${signal}: stopping; waiting for the requests in flight (press Ctrl-C again to quit at once)`);
+  });
+  try {
+    const ctx = { log, out, signal: stop.signal, observe, progress, recordWait };
+    const code = await runLoad(pool, runId, options, ctx);
+    out(nextSteps(runId, created));
+    if (interrupted) return interrupted === 'SIGINT' ? 130 : 143;
+    return code;
+  } finally {
+    stop.dispose();
+    if (progress && !interrupted) process.stderr.write('\n');
+  }
+}
+
+/** What to run next, once the load is done. @param {number} runId @param {boolean} created */
+function nextSteps(runId, created) {
+  const stop = created ? '' : `paasmon run stop ${runId} (when every load generator is done); `;
+  return `next: ${stop}paasmon ingest (router logs of the run); paasmon correlate --run ${runId}`;
 }

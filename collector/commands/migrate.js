@@ -1,16 +1,12 @@
-import { openDatabase } from '../../exporters/postgres/database.js';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 
 /**
  * @param {import('../config/index.js').Config} config
  * @param {{ log: import('pino').Logger, out: (line: string) => void }} deps
  */
-export async function migrateCommand(config, { log, out }) {
-  const database = await openDatabase(config, { log });
-  try {
-    const applied = await migrate(database.pool, log);
+export function migrateCommand(config, { log, out }) {
+  return withMigratedDatabase(config, log, async (_pool, applied) => {
     out(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
-  } finally {
-    await database.close();
-  }
+    return 0;
+  });
 }

@@ -39,14 +39,14 @@ export function runStartCommand(config, { log, out }, flags) {
 
 /**
  * @param {import('../config/index.js').Config} config
- * @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx
+ * @param {{ log: import('pino').Logger, out: (line: string) => void, err: (line: string) => void }} ctx
  * @param {object} _flags @param {string} id
  */
-export function runStopCommand(config, { log, out }, _flags, id) {
+export function runStopCommand(config, { log, out, err }, _flags, id) {
   const runId = /** @type {number} */ (numberFlag(id, 'ID', { integer: true, min: 1 }));
   return withMigratedDatabase(config, log, async (pool) => {
     if (!(await stopRun(pool, runId))) {
-      out(`run ${runId} does not exist or has already ended`);
+      err(`paasmon: run ${runId} does not exist or has already ended (paasmon run list shows the runs)`);
       return 1;
     }
     out(`run ${runId} stopped`);
@@ -61,6 +61,10 @@ export function runStopCommand(config, { log, out }, _flags, id) {
 export function runListCommand(config, { log, out }) {
   return withMigratedDatabase(config, log, async (pool) => {
     const runs = await listRuns(pool);
+    if (runs.length === 0) {
+      out('no test runs yet: paasmon run start --label L --app A, or paasmon loadgen --url U --app A ... creates one');
+      return 0;
+    }
     const iso = (/** @type {Date | null} */ d) => (d ? d.toISOString().replace('.000Z', 'Z') : '-');
     out(
       formatTable(

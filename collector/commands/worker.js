@@ -4,7 +4,7 @@
 // `paasmon run start`, never a `cf push`.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
-import { scheduledRuns, workerDroveRun } from '../../exporters/postgres/queries/runs.js';
+import { finishDrivenRun, scheduledRuns, workerDroveRun } from '../../exporters/postgres/queries/runs.js';
 import { runLoad } from '../../loadgen/run.js';
 import { loadgenOptions } from './flags.js';
 import { serveLoadgenMetrics } from './loadgen.js';
@@ -60,6 +60,7 @@ export function workerCommand(config, { log, out }, flags) {
             await runLoad(pool, run.id, options, { log, out, signal: stop.signal, observe: metrics?.observe });
           } finally {
             await metrics?.close();
+            await endWhenLast(pool, run.id, stop.signal, log);
           }
         }
         await sleep(POLL_MS, undefined, { signal: stop.signal }).catch(() => {});
@@ -69,4 +70,19 @@ export function workerCommand(config, { log, out }, flags) {
       stop.dispose();
     }
   });
+}
+
+/**
+ * The run ends when its load does, however that ends; with several workers, when the last one's
+ * does: a worker that joined a poll later is still recording after this grace period.
+ * @param {import('pg').Pool} pool @param {number} runId @param {AbortSignal} signal
+ * @param {import('pino').Logger} log
+ */
+async function endWhenLast(pool, runId, signal, log) {
+  await sleep(2 * POLL_MS + 500, undefined, { signal }).catch(() => {});
+  try {
+    if (await finishDrivenRun(pool, runId, 2 * POLL_MS)) log.info({ runId }, 'worker: run ended');
+  } catch (err) {
+    log.warn({ err, runId }, 'worker: ending the run');
+  }
 }

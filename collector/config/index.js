@@ -2,6 +2,7 @@
 // so a bad setting stops paasmon at start with a message naming the variable.
 import { ConfigError } from '../../core/errors.js';
 import { scrub } from '../../core/secrets.js';
+import { defaultDataDir } from './data-dir.js';
 import { DEFAULTS, SECRET_KEYS, SETTING_KEYS, schema } from './settings.js';
 import { parseVcapServices, postgresBindingUrl, userProvidedSettings } from './vcap.js';
 
@@ -83,7 +84,7 @@ export function loadConfig(env = process.env) {
   const config = {
     databaseUrl: v.DATABASE_URL,
     databaseSource,
-    dataDir: v.PAASMON_DATA_DIR,
+    dataDir: v.PAASMON_DATA_DIR ?? defaultDataDir(env),
     cf: {
       api: v.CF_API,
       username: v.CF_USERNAME,

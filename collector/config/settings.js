@@ -87,7 +87,7 @@ export const SETTINGS = {
       .optional(),
     secret: true,
   },
-  PAASMON_DATA_DIR: { schema: z.string().min(1), default: '.paasmon' },
+  PAASMON_DATA_DIR: { schema: optionalText },
   CF_API: { schema: httpUrl.optional() },
   CF_USERNAME: { schema: optionalText },
   CF_PASSWORD: { schema: secretText, secret: true },

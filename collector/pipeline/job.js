@@ -11,6 +11,7 @@ import { reasonOf } from '../../core/errors.js';
  * @property {number} polls
  * @property {number} failures
  * @property {number} skipped
+ * @property {Array<{ reason: string, detail: string }>} lastWarnings of the last finished run (e.g. an app not found)
  *
  * @typedef {import('../../exporters/prometheus.js').PrometheusSink['self']} SelfMetrics
  */
@@ -38,11 +39,15 @@ export function createJob({ name, work, metrics, log, signal = new AbortControll
     polls: 0,
     failures: 0,
     skipped: 0,
+    lastWarnings: [],
   };
 
+  /** Warnings of the run in progress. @type {JobState['lastWarnings']} */
+  let warnings = [];
   /** @param {string} reason @param {string} detail */
   const warn = (reason, detail) => {
     metrics.warnings.inc({ source: name, reason });
+    warnings.push({ reason, detail });
     jobLog.warn({ reason }, detail);
   };
 
@@ -54,6 +59,7 @@ export function createJob({ name, work, metrics, log, signal = new AbortControll
     const started = performance.now();
     state.lastAttemptAt = now;
     state.polls += 1;
+    warnings = [];
     /** @type {R | undefined} */
     let result;
     /** @type {Error | undefined} */
@@ -67,6 +73,7 @@ export function createJob({ name, work, metrics, log, signal = new AbortControll
       state.lastError = error.message;
       jobLog.error({ err: error }, `${name}: failed`);
     }
+    state.lastWarnings = warnings;
     const durationMs = performance.now() - started;
     metrics.pollDuration.observe({ source: name }, durationMs / 1000);
     if (!error) {

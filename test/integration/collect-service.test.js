@@ -167,6 +167,21 @@ describe('paasmon collect', () => {
     assert.match(collector?.output.stderr ?? '', /collect: stopped/);
   });
 
+  // Issue 12 bug 7: a typo in CF_APPS was silent; collect keeps polling the rest and says so.
+  it('names an app of CF_APPS that does not exist in /healthz and keeps polling the others', async () => {
+    const base = await start({ CF_SPACE_GUID: '', CF_APPS: 'app-0,nosuchapp' });
+    const body = await waitFor(
+      async () => {
+        const b = /** @type {any} */ (await (await fetch(`${base}/healthz`)).json());
+        return b.sources['cloud-controller'].lastSuccessAt ? b : undefined;
+      },
+      { what: 'a poll' },
+    );
+    assert.equal(body.sources['cloud-controller'].status, 'ok');
+    assert.deepEqual(body.sources['cloud-controller'].warnings, ['app "nosuchapp" not found']);
+    await waitFor(async () => (await storedPolls()).length > 0, { what: 'samples of app-0' });
+  });
+
   it('reports 503 on /healthz when no poll succeeds within three intervals', async () => {
     const base = await start({ CF_PASSWORD: 'wrong' });
     const body = await waitFor(

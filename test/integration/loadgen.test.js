@@ -1,6 +1,9 @@
 // `paasmon run` and `paasmon loadgen` as processes, against local HTTP servers, into a real PostgreSQL.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { runCli, startCli, waitFor } from '../support/cli.js';
@@ -275,6 +278,12 @@ describe('paasmon run and loadgen', () => {
         { what: 'both workers drove run 2' },
       );
       assert.equal(app.seen.length, 260);
+      // Issue 12 bug 5: a run a worker drove is ended when its load ends (it stayed open).
+      const ended = await waitFor(
+        async () => (await db.query('SELECT ended_at FROM test_runs WHERE id = $1', [second])).rows[0].ended_at,
+        { what: 'the workers ended run 2' },
+      );
+      assert.ok(ended instanceof Date);
     } finally {
       for (const w of workers) w.child.kill('SIGTERM');
       const exits = await Promise.all(workers.map((w) => w.exited));
@@ -282,6 +291,101 @@ describe('paasmon run and loadgen', () => {
         { code: 0, signal: null },
         { code: 0, signal: null },
       ]);
+      await app.close();
+    }
+  });
+
+  // Issue 12 bug 5: the app was guessed from the host ("127") with no --app, and the run stayed open.
+  it('a run loadgen creates has its --app and --label and is ended when the load ends, however it ends', async () => {
+    const app = await startApp(() => ({}));
+    try {
+      const ok = await runCli(['loadgen', '--url', app.url, '--requests', '20', '--app', 'shop', '--label', 'L1'], env);
+      assert.equal(ok.code, 0, ok.stderr);
+      const failed = await runCli(
+        ['loadgen', '--url', 'http://127.0.0.1:9/', '--requests', '3', '--max-error-ratio', '0'],
+        env,
+      );
+      assert.equal(failed.code, 1, failed.stderr);
+      const ids = [ok, failed].map((r) => Number(/^run (\d+) started/m.exec(r.stdout)?.[1]));
+      const { rows: runs } = await db.query(
+        'SELECT id, label, app_name, ended_at FROM test_runs WHERE id = ANY($1) ORDER BY id',
+        [ids],
+      );
+      assert.deepEqual(
+        runs.map((r) => [r.label, r.app_name, r.ended_at instanceof Date]),
+        [
+          ['L1', 'shop', true],
+          ['loadgen 127.0.0.1:9', null, true],
+        ],
+      );
+      assert.match(ok.stdout, new RegExp(`^next: paasmon ingest .*paasmon correlate --run ${ids[0]}$`, 'm'));
+    } finally {
+      await app.close();
+    }
+  });
+
+  // Issue 12 bug 6: Ctrl-C killed loadgen with exit 130, no summary, the buffer lost and the run open.
+  it('Ctrl-C: the summary of what was done, every request written, the run ended, exit 130', async () => {
+    const app = await startApp(() => ({ delayMs: 20 }));
+    const loadgen = startCli(['loadgen', '--url', app.url, '--duration', '60s', '--parallel', '4'], env);
+    try {
+      const run = await waitFor(() => Number(/^run (\d+) started/m.exec(loadgen.output.stdout)?.[1]), {
+        what: `the run\n${loadgen.output.stderr}`,
+      });
+      await waitFor(() => app.seen.length > 100, { what: 'some requests sent' });
+      loadgen.child.kill('SIGINT');
+      const exit = await loadgen.exited;
+      assert.deepEqual(exit, { code: 130, signal: null }, loadgen.output.stderr);
+      const summarised = Number(/^ {2}Requests: +(\d+)$/m.exec(loadgen.output.stdout)?.[1]);
+      const stored = (await rows(run)).length;
+      // Requests in flight at the signal finished: every request the app saw is in the summary and stored.
+      assert.equal(summarised, app.seen.length, loadgen.output.stdout);
+      assert.equal(stored, app.seen.length);
+      assert.match(loadgen.output.stdout, new RegExp(`run ${run}, worker .*: ${stored} requests recorded`));
+      const { rows: ended } = await db.query('SELECT ended_at FROM test_runs WHERE id = $1', [run]);
+      assert.ok(ended[0].ended_at instanceof Date, 'the run loadgen created is ended');
+      assert.match(loadgen.output.stderr, /SIGINT: stopping/);
+    } finally {
+      if (loadgen.child.exitCode === null) loadgen.child.kill('SIGKILL');
+      await app.close();
+    }
+  });
+
+  // Issue 12 (friction): a JSON summary for scripts, checked against the stored rows.
+  it('--summary-export writes the summary as JSON that agrees with the stored requests', async () => {
+    const app = await startApp((n) => ({ status: n % 4 === 0 ? 503 : 200, delayMs: n % 10 }));
+    const file = path.join(os.tmpdir(), `paasmon-summary-${process.pid}.json`);
+    try {
+      const result = await runCli(
+        ['loadgen', '--url', app.url, '--requests', '200', '--parallel', '4', '--summary-export', file],
+        env,
+      );
+      assert.equal(result.code, 0, result.stderr);
+      const run = Number(/^run (\d+) started/m.exec(result.stdout)?.[1]);
+      const summary = JSON.parse(fs.readFileSync(file, 'utf8'));
+      const stored = await rows(run);
+      const durations = stored.map((r) => r.duration_ms).sort((a, b) => a - b);
+      assert.equal(summary.run_id, run);
+      assert.equal(summary.requests, 200);
+      assert.deepEqual(summary.status_codes, { 200: 150, 503: 50 });
+      assert.equal(summary.errors, 50);
+      assert.deepEqual(summary.errors_by_kind, {});
+      assert.ok(Math.abs(summary.latency_ms.min - durations[0]) < 1e-6, 'min exact');
+      assert.ok(Math.abs(summary.latency_ms.max - durations.at(-1)) < 1e-6, 'max exact');
+      // Nearest-rank p50 of the stored durations; HDR keeps 3 significant digits (+-0.1 %, >= 1 us).
+      const p50 = durations[Math.ceil(0.5 * durations.length) - 1];
+      assert.ok(
+        Math.abs(summary.latency_ms.p50 - p50) <= Math.max(0.001 * p50, 0.002),
+        `${summary.latency_ms.p50} ~ ${p50}`,
+      );
+      // The histogram is cumulative and ends with every request; each bucket counts what is <= its bound.
+      assert.equal(summary.histogram.at(-1).le_ms, '+Inf');
+      assert.equal(summary.histogram.at(-1).count, 200);
+      for (const { le_ms: le, count } of summary.histogram.slice(0, -1)) {
+        assert.equal(count, durations.filter((d) => d <= le).length, `le ${le}`);
+      }
+    } finally {
+      fs.rmSync(file, { force: true });
       await app.close();
     }
   });

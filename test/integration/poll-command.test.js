@@ -7,6 +7,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../collector/config/index.js';
 import { openDatabase } from '../../exporters/postgres/database.js';
+import { stopEmbeddedServer } from '../../exporters/postgres/embedded-server.js';
 import { SPACE_GUID, makeApp, makeApps, noFaults, startCfSimulator } from '../support/cf-simulator.js';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
@@ -150,11 +151,23 @@ describe('paasmon poll', () => {
     assert.match(result.stderr, /Stats server temporarily unavailable\./);
   });
 
+  // Issue 12 bug 7: CF_APPS=bulletin-java,nosuchapp exited 0 and the table quietly left the app out.
+  it('fails naming an app of CF_APPS that does not exist, and still writes the others', async () => {
+    const result = await runCli(['poll'], { ...env, CF_APPS: 'app-0,nosuchapp' });
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /^paasmon: poll: app "nosuchapp" not found.* \(check CF_APPS\)$/m);
+    assert.match(result.stdout, /^app-0\s+web\s+0\s/m);
+    const names = (await db.query('SELECT DISTINCT app_name FROM instance_samples')).rows.map((r) => r.app_name);
+    assert.deepEqual(names, ['app-0']);
+  });
+
   it('exits 1 with a clear message on bad credentials, never logging the password', async () => {
     const result = await runCli(['poll'], { ...env, CF_PASSWORD: 'wrong-password-123' });
     assert.equal(result.code, 1);
+    // Failures on stderr, results on stdout (issue 12).
+    assert.equal(result.stdout, '');
     assert.match(
-      result.stdout,
+      result.stderr,
       /poll failed: cloud-controller: resolving watched apps: UAA refused the password grant \(unauthorized: Bad credentials\)/,
     );
     assert.ok(!result.stderr.includes('wrong-password-123') && !result.stdout.includes('wrong-password-123'));
@@ -167,7 +180,7 @@ describe('paasmon poll', () => {
       { timeoutMs: 120_000 },
     );
     assert.equal(result.code, 1);
-    assert.match(result.stdout, /poll failed: cloud-controller: resolving watched apps: GET \/ failed: ECONNREFUSED/);
+    assert.match(result.stderr, /poll failed: cloud-controller: resolving watched apps: GET \/ failed: ECONNREFUSED/);
   });
 
   it('exits 2 naming the variable on invalid configuration', async () => {
@@ -179,24 +192,33 @@ describe('paasmon poll', () => {
     );
   });
 
-  it('starts an embedded PostgreSQL under PAASMON_DATA_DIR and keeps its data between runs', async () => {
+  // Guards issue 12 bug 1: the embedded server used to stop when the command that started it
+  // ended, under any other command using it. Now it outlives every command until `db stop`.
+  it('starts an embedded PostgreSQL under PAASMON_DATA_DIR that outlives the command, until db stop', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-data-'));
     fs.chmodSync(dataDir, 0o755);
     const local = { ...env, DATABASE_URL: '', PAASMON_DATA_DIR: dataDir };
+    const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
     try {
+      const pids = [];
       for (let i = 0; i < 2; i++) {
         const result = await runCli(['poll'], local, { timeoutMs: 120_000 });
         assert.equal(result.code, 0, result.stderr);
+        pids.push(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
         await new Promise((r) => setTimeout(r, 5)); // distinct poll timestamps
       }
-      assert.ok(fs.existsSync(path.join(dataDir, 'pg', 'PG_VERSION')));
+      assert.equal(pids[0], pids[1], 'the second poll joined the server the first one left running');
+      const port = fs.readFileSync(pidFile, 'utf8').split('\n')[3];
+      const stop = await runCli(['db', 'stop'], local);
+      assert.equal(stop.code, 0, stop.stderr);
+      assert.match(stop.stdout, /embedded PostgreSQL stopped/);
+      assert.ok(!fs.existsSync(pidFile), 'db stop stopped the server');
+      const status = await runCli(['db', 'status'], local);
+      assert.match(status.stdout, /embedded PostgreSQL: stopped/);
       const migrate = await runCli(['migrate'], local, { timeoutMs: 120_000 });
       assert.equal(migrate.code, 0, migrate.stderr);
       assert.equal(migrate.stdout.trim(), 'schema is up to date');
-      assert.ok(
-        !fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid')),
-        'the command stopped the server it started',
-      );
+      assert.equal(fs.readFileSync(pidFile, 'utf8').split('\n')[3], port, 'restarted on the port recorded');
       // Reopened the way paasmon does: both polls are still there (2 polls x 7 instances).
       const database = await openDatabase(loadConfig({ PAASMON_DATA_DIR: dataDir }), {
         log: pino({ level: 'silent' }),
@@ -210,6 +232,7 @@ describe('paasmon poll', () => {
         await database.close();
       }
     } finally {
+      await stopEmbeddedServer(dataDir);
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -131,6 +131,17 @@ export function makeApp(name, instances, options = {}) {
 }
 
 /**
+ * The environment that points paasmon at a simulator (its default user, the apps of SPACE_GUID).
+ * @param {{ url: string }} sim
+ */
+export const cfEnv = (sim) => ({
+  CF_API: sim.url,
+  CF_USERNAME: 'admin',
+  CF_PASSWORD: 'admin-secret',
+  CF_SPACE_GUID: SPACE_GUID,
+});
+
+/**
  * @param {object} options
  * @param {AppSpec[]} options.apps
  * @param {Record<string, string>} [options.users] username -> password

@@ -19,12 +19,17 @@ export function childEnv(env) {
 }
 
 /**
- * @param {string[]} args @param {Record<string, string | undefined>} env @param {{ timeoutMs?: number }} [options]
+ * @param {string[]} args @param {Record<string, string | undefined>} env
+ * @param {{ timeoutMs?: number, cli?: string, cwd?: string }} [options] cli: another checkout's binary
  * @returns {Promise<{ code: number | null, stdout: string, stderr: string }>}
  */
 export function runCli(args, env, options = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(CLI, args, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(options.cli ?? CLI, args, {
+      env: childEnv(env),
+      cwd: options.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig, redact, requireCloudController } from '../../collector/config/index.js';
 import { parseDuration } from '../../core/durations.js';
@@ -27,7 +28,8 @@ describe('loadConfig defaults', () => {
     assert.equal(config.port, 9469);
     assert.equal(config.databaseSource, 'embedded');
     assert.equal(config.databaseUrl, undefined);
-    assert.equal(config.dataDir, '.paasmon');
+    // A per-user directory, never one relative to the current directory (issue 12).
+    assert.ok(path.isAbsolute(config.dataDir), config.dataDir);
     assert.equal(config.cf.skipSslValidation, false);
     assert.equal(config.cf.concurrency, 4);
     assert.equal(config.cf.timeoutMs, 30_000);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { errorKind } from '../../loadgen/generate.js';
+import { timeLeft } from '../../loadgen/run.js';
 import { createStats } from '../../loadgen/stats.js';
 
 describe('createStats', () => {
@@ -59,4 +60,14 @@ describe('errorKind', () => {
   ])) {
     it(`${JSON.stringify(err)} -> ${kind}`, () => assert.equal(errorKind(err), kind));
   }
+});
+
+// Issue 12 (friction): the progress line shows elapsed and remaining time (or requests).
+describe('progress: elapsed and what is left', () => {
+  it('counts down the duration, or the requests', () => {
+    const base = /** @type {any} */ ({ durationMs: 60_000 });
+    assert.equal(timeLeft(base, 10, 12_400), '12s elapsed, 48s left');
+    assert.equal(timeLeft(base, 10, 61_000), '61s elapsed, 0s left');
+    assert.equal(timeLeft(/** @type {any} */ ({ requests: 400 }), 150, 3_000), '3s elapsed, 250 requests left');
+  });
 });

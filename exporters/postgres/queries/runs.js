@@ -3,7 +3,7 @@
 /**
  * @typedef {object} RunSpec
  * @property {string} label
- * @property {string} appName
+ * @property {string} [appName] unknown when not given (never guessed)
  * @property {string} [implementation]
  * @property {number} [instances]
  * @property {number} [parallel]
@@ -19,7 +19,7 @@ export async function startRun(pool, spec) {
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
     [
       spec.label,
-      spec.appName,
+      spec.appName ?? null,
       spec.implementation ?? null,
       spec.instances ?? null,
       spec.parallel ?? null,
@@ -40,6 +40,33 @@ export async function stopRun(pool, id) {
   const { rowCount } = await pool.query('UPDATE test_runs SET ended_at = now() WHERE id = $1 AND ended_at IS NULL', [
     id,
   ]);
+  return rowCount === 1;
+}
+
+/**
+ * Ends a run the load generator created, when its load ends (however it ends).
+ * @param {import('pg').Pool} pool @param {number} id
+ */
+export async function finishRun(pool, id) {
+  await pool.query('UPDATE test_runs SET ended_at = now() WHERE id = $1 AND ended_at IS NULL', [id]);
+}
+
+/**
+ * Ends a run workers drove, unless another worker is still recording into it (a worker may join a
+ * run up to a poll later than the first): the last worker to finish ends it, at its last response.
+ * @param {import('pg').Pool} pool @param {number} id @param {number} quietMs no records this recent
+ * @returns {Promise<boolean>} whether it was ended now
+ */
+export async function finishDrivenRun(pool, id, quietMs) {
+  const { rowCount } = await pool.query(
+    `UPDATE test_runs t SET ended_at = coalesce(
+       (SELECT max(started_at + duration_ms * interval '1 millisecond') FROM loadgen_requests WHERE run_id = t.id),
+       now())
+     WHERE id = $1 AND ended_at IS NULL
+       AND NOT EXISTS (SELECT 1 FROM loadgen_requests l WHERE l.run_id = t.id
+         AND l.started_at + l.duration_ms * interval '1 millisecond' > now() - $2 * interval '1 millisecond')`,
+    [id, quietMs],
+  );
   return rowCount === 1;
 }
 
