@@ -91,7 +91,7 @@ export function loadgenRowEncoder({ runId, worker }) {
   const head = `${copyValue(runId)}\t`;
   const tail = `\t${copyValue(worker)}\n`;
   return (correlationId, startedAtMs, durationMs, status, error) =>
-    `${head}${correlationId}\t${copyTimestamp(startedAtMs)}\t${Math.round(durationMs * 1000) / 1000}\t${status}\t${
+    `${head}${correlationId}\t${copyTimestamp(startedAtMs)}\t${durationMs}\t${status}\t${
       error === null ? '\\N' : copyValue(error)
     }${tail}`;
 }
