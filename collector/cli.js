@@ -182,6 +182,20 @@ export function createProgram(deps, setExitCode) {
     .option('--run <id>', 'one run only')
     .action(verb('correlate', 'correlateCommand'));
 
+  const drain = program.command('drain').description('the collector as a Cloud Foundry syslog drain');
+  drain
+    .command('setup')
+    .description("print (or, with --apply, run) the cf commands that bind apps to the collector's drain")
+    .requiredOption('--app <name...>', 'app whose logs (RTR lines included) go to the drain; repeat for several')
+    .option(
+      '--url <url>',
+      "the collector's route, e.g. https://paasmon.apps.example.com (default: this app's first route)",
+    )
+    .option('--tcp <host:port>', 'a syslog-tls:// drain on DRAIN_TCP_PORT (a TCP route) instead of HTTPS')
+    .option('--service <name>', 'name of the user-provided service', 'paasmon-drain')
+    .option('--apply', 'run the commands with the cf CLI (logged in, target set)')
+    .action(verb('drain', 'drainSetupCommand'));
+
   program
     .command('migrate')
     .description('apply the SQL migrations in sql/migrations')
@@ -232,6 +246,8 @@ Environment (see README, "Configuration"):
 const COLLECT_ENV = `  POLL_SCHEDULE                   cron with seconds (*/5 * * * * *)
   SEARCH_URL, SEARCH_INDEX, ...   router logs from Elasticsearch/OpenSearch, on INGEST_SCHEDULE
   PORT, METRICS_BEARER_TOKEN      /metrics and /healthz
+  DRAIN_TOKEN, DRAIN_TCP_PORT     syslog drain: POST /drain?token=..., syslog(-tls) on a TCP port
+  LOG_CACHE_URL (or auto)         router lines and container gauges from Log Cache, on LOG_CACHE_SCHEDULE
 `;
 const DATABASE_ENV = `  DATABASE_URL                    PostgreSQL; else the embedded one under PAASMON_DATA_DIR
 `;

@@ -14,13 +14,18 @@ import http from 'node:http';
  * @param {() => Promise<Health>} options.health
  * @param {string | undefined} options.bearerToken
  * @param {import('pino').Logger} options.log
+ * @param {Record<string, import('./sources/syslog-drain/http.js').RouteHandler>} [options.routes]
+ *   more paths with their own methods and authentication (the syslog drain's POST /drain)
  */
-export function createHttpServer({ registry, health, bearerToken, log }) {
+export function createHttpServer({ registry, health, bearerToken, log, routes = {} }) {
   const expected = bearerToken ? Buffer.from(`Bearer ${bearerToken}`) : undefined;
   return http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     try {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
+      const route = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : undefined;
+      if (route) {
+        await route(req, res, url);
+      } else if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.writeHead(405, { Allow: 'GET, HEAD' }).end();
       } else if (url.pathname === '/metrics') {
         if (expected && !bearerMatches(req.headers.authorization, expected)) {

@@ -11,6 +11,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { retry } from '../core/retry.js';
 import { createCloudControllerSource } from './sources/cloud-controller/index.js';
 import { createRouterLogSource } from './sources/router-logs/index.js';
+import { headerLogField } from './sources/router-logs/correlation-ids.js';
+import { drainConfigured, startDrain } from './sources/syslog-drain/index.js';
+import { ingestApps } from './sources/log-cache/index.js';
+import { SourceError } from '../core/errors.js';
 import { openDatabase } from '../exporters/postgres/database.js';
 import { migrate } from '../exporters/postgres/migrate.js';
 import { createPostgresSink } from '../exporters/postgres/sink.js';
@@ -23,10 +27,11 @@ const POLL_GRACE_MS = 5_000;
 /**
  * @param {import('./config/index.js').Config} config
  * @param {{ log: import('pino').Logger }} deps
- * @returns {Promise<{ port: number, stop: () => Promise<void> }>}
+ * @returns {Promise<{ port: number, drainTcpPort: number | undefined, stop: () => Promise<void> }>}
  */
 export async function startCollector(config, { log }) {
   requireCloudController(config);
+  const withDrain = drainConfigured(config);
   const abort = new AbortController();
   const prometheus = createPrometheusSink();
   const { self } = prometheus;
@@ -58,6 +63,28 @@ export async function startCollector(config, { log }) {
   const routerLogs = config.search.url
     ? startRouterLogIngest(config, { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal })
     : undefined;
+  const drain = withDrain
+    ? await startDrain(config, {
+        pool: database.pool,
+        schemaReady,
+        log,
+        metrics: {
+          count: prometheus.observeDrain,
+          buffered: prometheus.setDrainBuffered,
+          observeRouterRequests: (inserted) => prometheus.write(inserted),
+        },
+      })
+    : undefined;
+  const logCache = config.logCache.url
+    ? startLogCacheIngest(config, {
+        log,
+        prometheus,
+        pool: database.pool,
+        schemaReady,
+        signal: abort.signal,
+        cloudController: source,
+      })
+    : undefined;
 
   /** @param {import('./pipeline/job.js').JobState} state @param {number} intervalMs */
   const sourceHealth = (state, intervalMs) => {
@@ -82,6 +109,7 @@ export async function startCollector(config, { log }) {
     registry: prometheus.registry,
     bearerToken: config.metricsBearerToken,
     log,
+    routes: drain?.handler ? { '/drain': drain.handler } : {},
     health: async () => {
       const reachable = await ping(database.pool);
       const polling = sourceHealth(poller.state, job.intervalMs);
@@ -91,6 +119,9 @@ export async function startCollector(config, { log }) {
       // collector would not mend a search server, and would lose the poll buffer.
       if (routerLogs)
         sources[routerLogs.job.name] = sourceHealth(routerLogs.job.state, routerLogs.schedule.intervalMs).body;
+      if (logCache) sources[logCache.job.name] = sourceHealth(logCache.job.state, logCache.schedule.intervalMs).body;
+      // Counters only: a drain nobody sends to is not a failure of the collector.
+      if (drain) sources[drain.name] = drain.health();
       const healthy = reachable && polling.ok;
       return {
         healthy,
@@ -112,22 +143,30 @@ export async function startCollector(config, { log }) {
   await once(server, 'listening');
   const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
   log.info(
-    { port, schedule: config.pollSchedule, apps: config.cf.apps, database: database.source },
+    {
+      port,
+      schedule: config.pollSchedule,
+      apps: config.cf.apps,
+      database: database.source,
+      drainTcpPort: drain?.tcpPort,
+    },
     'collect: started',
   );
 
   let stopping;
   return {
     port,
+    drainTcpPort: drain?.tcpPort,
     stop() {
       stopping ??= (async () => {
         const deadline = Date.now() + SHUTDOWN_BUDGET_MS - 1000;
         const grace = setTimeout(() => abort.abort(new Error('shutting down')), POLL_GRACE_MS);
-        await Promise.all([job.stop(), routerLogs?.schedule.stop()]);
+        await Promise.all([job.stop(), routerLogs?.schedule.stop(), logCache?.schedule.stop()]);
         clearTimeout(grace);
         abort.abort(new Error('shutting down'));
         server.close();
         server.closeAllConnections();
+        if (drain) await Promise.race([drain.stop(), sleep(Math.max(0, deadline - Date.now()))]);
         if (await schemaReady) {
           await Promise.race([postgres.close(), sleep(Math.max(0, deadline - Date.now()))]);
         }
@@ -177,6 +216,42 @@ function startRouterLogIngest(config, { log, prometheus, pool, schemaReady, sign
     },
   });
   return { source, job, schedule: schedule(job, config.ingestSchedule) };
+}
+
+/**
+ * The Log Cache ingest on LOG_CACHE_SCHEDULE: the watched apps and the UAA token of the Cloud Controller.
+ * @param {import('./config/index.js').Config} config
+ * @param {RouterLogIngestDeps & { cloudController: ReturnType<typeof createCloudControllerSource> }} deps
+ */
+function startLogCacheIngest(config, { log, prometheus, pool, schemaReady, signal, cloudController }) {
+  const { client } = cloudController;
+  const correlationField = headerLogField(config.correlationHeader);
+  const job = createJob({
+    name: 'log-cache',
+    metrics: prometheus.self,
+    log,
+    signal,
+    work: async (ctx) => {
+      if (!(await schemaReady)) return { records: 0 };
+      const auto = config.logCache.url === 'auto';
+      const baseUrl = auto ? (await client.discovery(ctx.signal)).logCacheUrl : config.logCache.url;
+      if (!baseUrl) {
+        throw new SourceError('log-cache: the Cloud Controller root lists no log_cache link; set LOG_CACHE_URL', {
+          reason: 'discovery',
+        });
+      }
+      const apps = await cloudController.watchedApps(ctx);
+      const options = { now: ctx.now, lookbackMs: config.logCache.lookbackMs, correlationField, signal: ctx.signal };
+      return ingestApps(apps, options, {
+        pool,
+        baseUrl,
+        metrics: prometheus,
+        warn: ctx.warn,
+        get: async (url, s) => (await client.get(url, s)).data,
+      });
+    },
+  });
+  return { job, schedule: schedule(job, config.logCache.schedule) };
 }
 
 /**

@@ -137,6 +137,21 @@ export function createPrometheusSink(options = {}) {
       registers: [registry],
     }),
   };
+  const drain = {
+    messages: new client.Counter({
+      name: 'paasmon_drain_messages_total',
+      help:
+        'Syslog drain: accepted (router requests buffered), stored (committed), rejected (unusable), ' +
+        'dropped (not router lines), refused (answered 503, the agent resends), unauthorized (requests), by reason.',
+      labelNames: ['outcome', 'reason'],
+      registers: [registry],
+    }),
+    buffered: new client.Gauge({
+      name: 'paasmon_drain_buffered_records',
+      help: 'Router requests from the drain waiting to be written to PostgreSQL.',
+      registers: [registry],
+    }),
+  };
   const correlation = new client.Counter({
     name: 'paasmon_correlation_requests_total',
     help: 'Requests by correlation result: matched, loadgen_only, router_only.',
@@ -212,6 +227,14 @@ export function createPrometheusSink(options = {}) {
     /** @param {number} seconds */
     setIngestLag(seconds) {
       router.lag.set(seconds);
+    },
+    /** @param {string} outcome @param {string} reason @param {number} n */
+    observeDrain(outcome, reason, n) {
+      if (n > 0) drain.messages.inc({ outcome, reason }, n);
+    },
+    /** @param {number} records */
+    setDrainBuffered(records) {
+      drain.buffered.set(records);
     },
     /**
      * Correlation counts per run as PostgreSQL has them; the counter moves by what is new per run

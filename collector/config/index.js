@@ -48,6 +48,9 @@ export { DEFAULTS, SECRET_KEYS } from './settings.js';
  * @property {number | undefined} assignedPort PORT when the platform or the user set it (not the default)
  * @property {number | undefined} runId RUN_ID: the run a load generator records into
  * @property {number | undefined} instanceIndex CF_INSTANCE_INDEX: which instance of a load-generator app this is
+ * @property {{ token?: string, tcpPort?: number, tlsCert?: string, tlsKey?: string, bufferRecords: number }} drain
+ * @property {{ url?: string, schedule: string, lookbackMs: number }} logCache url 'auto': from the CC root
+ * @property {string[]} appRoutes VCAP_APPLICATION's application_uris: the routes of the app paasmon runs in
  * @property {readonly string[]} secrets values to scrub from every log line
  */
 
@@ -118,6 +121,15 @@ export function loadConfig(env = process.env) {
     assignedPort: env.PORT || provided.PORT ? v.PORT : undefined,
     runId: v.RUN_ID,
     instanceIndex: v.CF_INSTANCE_INDEX,
+    drain: {
+      token: v.DRAIN_TOKEN,
+      tcpPort: v.DRAIN_TCP_PORT,
+      tlsCert: v.DRAIN_TLS_CERT,
+      tlsKey: v.DRAIN_TLS_KEY,
+      bufferRecords: v.DRAIN_BUFFER_RECORDS,
+    },
+    logCache: { url: v.LOG_CACHE_URL, schedule: v.LOG_CACHE_SCHEDULE, lookbackMs: v.LOG_CACHE_LOOKBACK },
+    appRoutes: applicationRoutes(env.VCAP_APPLICATION),
     secrets: secretValues(raw),
   };
   Object.defineProperty(config, 'secrets', { enumerable: false });
@@ -161,6 +173,19 @@ export function requireCloudController(config) {
       'CF_APPS is required (comma list of app names or GUIDs), or CF_SPACE_GUID to watch a whole space',
       { variable: 'CF_APPS' },
     );
+  }
+}
+
+/**
+ * The app's routes from VCAP_APPLICATION (set by Cloud Foundry); none when absent or unreadable.
+ * @param {string | undefined} text
+ */
+function applicationRoutes(text) {
+  try {
+    const uris = text ? JSON.parse(text).application_uris : undefined;
+    return Array.isArray(uris) ? uris.filter((u) => typeof u === 'string') : [];
+  } catch {
+    return [];
   }
 }
 

@@ -130,6 +130,23 @@ export const SETTINGS = {
     default: 'info',
   },
   DB_BUFFER_RECORDS: { schema: integerText(1, 10_000_000), default: '100000' },
+  DRAIN_TOKEN: {
+    schema: z.string().min(16, 'must be at least 16 characters (e.g. openssl rand -hex 32)').optional(),
+    secret: true,
+  },
+  DRAIN_TCP_PORT: { schema: integerText(0, 65535).optional() },
+  DRAIN_TLS_CERT: { schema: optionalText },
+  DRAIN_TLS_KEY: { schema: secretText, secret: true },
+  DRAIN_BUFFER_RECORDS: { schema: integerText(100, 10_000_000), default: '20000' },
+  LOG_CACHE_URL: {
+    schema: z
+      .union([z.literal('auto'), httpUrl], {
+        error: 'must be an http(s):// URL or "auto" (the log_cache link of the Cloud Controller root)',
+      })
+      .optional(),
+  },
+  LOG_CACHE_SCHEDULE: { schema: cronText, default: '*/15 * * * * *' },
+  LOG_CACHE_LOOKBACK: { schema: durationText, default: '5m' },
   // Set by `cf run-task` / the worker's environment for the load generator.
   RUN_ID: { schema: integerText(1, Number.MAX_SAFE_INTEGER).optional() },
   CF_INSTANCE_INDEX: { schema: integerText(0, 1_000_000).optional() },

@@ -80,13 +80,20 @@ export async function copyNew(client, spec, lines) {
  */
 export async function inTransaction(pool, work) {
   const client = await pool.connect();
+  // A server that goes away while the connection is checked out emits 'error' on the client, not
+  // the pool: unheard, it ends the process. The statement in flight fails as well, and that failure
+  // is what the caller handles.
+  const lost = () => {};
+  client.on('error', lost);
   try {
     await client.query('BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
+    client.off('error', lost);
     client.release();
     return result;
   } catch (err) {
+    client.off('error', lost);
     client.release(/** @type {Error} */ (err));
     throw err;
   }

@@ -18,9 +18,11 @@ const rfc3339Nanos = (us) =>
 const seconds = (us) => (us / 1e6).toFixed(6);
 
 /**
- * @param {{ backends: string[], appGuid: string, host: string, logFile: string, extraHeaders?: string[] }} options
+ * @param {{ backends: string[], appGuid: string, host: string, logFile: string, extraHeaders?: string[],
+ *   onLine?: (line: string) => void }} options onLine also gets every access-log line (without its newline), as
+ *   gorouter hands it to the loggregator agent
  */
-export async function startGorouterStandin({ backends, appGuid, host, logFile, extraHeaders = [] }) {
+export async function startGorouterStandin({ backends, appGuid, host, logFile, extraHeaders = [], onLine }) {
   const log = fs.createWriteStream(logFile, { flags: 'a' });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   let next = 0;
@@ -52,13 +54,14 @@ export async function startGorouterStandin({ backends, appGuid, host, logFile, e
             const extras = extraHeaders
               .map((h) => ` ${h.toLowerCase().replace(/-/g, '_')}:"${req.headers[h.toLowerCase()] ?? '-'}"`)
               .join('');
-            log.write(
+            const line =
               `${host} - [${rfc3339Nanos(receivedUs)}] "${req.method} ${req.url} HTTP/1.1" ${answer.statusCode} 0 ${bytes} "-" "${req.headers['user-agent'] ?? '-'}" ` +
-                `"127.0.0.1:${req.socket.remotePort}" "${target.host}" x_forwarded_for:"127.0.0.1" x_forwarded_proto:"http" vcap_request_id:"${vcapRequestId}" ` +
-                `response_time:${seconds(doneUs - receivedUs)} gorouter_time:${seconds(doneUs - receivedUs - (backendEndUs - backendStartUs))} ` +
-                `app_id:"${appGuid}" app_index:"${index}" instance_id:"standin-${index}" x_cf_routererror:"-"${extras} ` +
-                `x_b3_traceid:"${trace}" x_b3_spanid:"${trace.slice(16)}" x_b3_parentspanid:"-" b3:"${trace}-${trace.slice(16)}"\n`,
-            );
+              `"127.0.0.1:${req.socket.remotePort}" "${target.host}" x_forwarded_for:"127.0.0.1" x_forwarded_proto:"http" vcap_request_id:"${vcapRequestId}" ` +
+              `response_time:${seconds(doneUs - receivedUs)} gorouter_time:${seconds(doneUs - receivedUs - (backendEndUs - backendStartUs))} ` +
+              `app_id:"${appGuid}" app_index:"${index}" instance_id:"standin-${index}" x_cf_routererror:"-"${extras} ` +
+              `x_b3_traceid:"${trace}" x_b3_spanid:"${trace.slice(16)}" x_b3_parentspanid:"-" b3:"${trace}-${trace.slice(16)}"`;
+            log.write(`${line}\n`);
+            onLine?.(line);
           }
         });
       },

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createProgram } from '../../collector/cli.js';
 
@@ -56,5 +59,79 @@ describe('cli', () => {
     const result = await run(['run', 'stop', 'x'], {});
     assert.equal(result.code, 2);
     assert.match(result.err, /ID must be a whole number of at least 1, got "x"/);
+  });
+});
+
+describe('drain setup', () => {
+  const token = 'a-drain-token/with+32-characters';
+
+  it('prints the cf commands with $DRAIN_TOKEN in place of the token', async () => {
+    const result = await run(
+      ['drain', 'setup', '--app', 'shop', '--app', 'cart api', '--url', 'paasmon.apps.example.com/'],
+      { DRAIN_TOKEN: token },
+    );
+    assert.equal(result.code, 0, result.err);
+    assert.deepEqual(
+      result.out.split('\n').filter((l) => !l.startsWith('#')),
+      [
+        'cf create-user-provided-service paasmon-drain -l "https://paasmon.apps.example.com/drain?token=$DRAIN_TOKEN"',
+        'cf bind-service shop paasmon-drain',
+        'cf bind-service "cart api" paasmon-drain',
+      ],
+    );
+    assert.ok(!result.out.includes(token));
+  });
+
+  it('takes the route from VCAP_APPLICATION, and makes a syslog-tls:// drain with --tcp', async () => {
+    const vcap = JSON.stringify({ application_uris: ['paasmon.apps.example.com'] });
+    const https = await run(['drain', 'setup', '--app', 'shop'], { DRAIN_TOKEN: token, VCAP_APPLICATION: vcap });
+    assert.match(
+      https.out,
+      /^cf create-user-provided-service paasmon-drain -l "https:\/\/paasmon\.apps\.example\.com\/drain\?token=\$DRAIN_TOKEN"$/m,
+    );
+    const tcp = await run(
+      ['drain', 'setup', '--app', 'shop', '--tcp', 'tcp.example.com:1025', '--service', 'lab-drain'],
+      {},
+    );
+    assert.match(tcp.out, /^cf create-user-provided-service lab-drain -l syslog-tls:\/\/tcp\.example\.com:1025$/m);
+  });
+
+  it('exits 2 without a route, without DRAIN_TOKEN, or with an http:// route', async () => {
+    assert.match((await run(['drain', 'setup', '--app', 'shop'], { DRAIN_TOKEN: token })).err, /--url is required/);
+    assert.match(
+      (await run(['drain', 'setup', '--app', 'shop', '--url', 'https://x.example.com'], {})).err,
+      /DRAIN_TOKEN is required/,
+    );
+    const plain = await run(['drain', 'setup', '--app', 'shop', '--url', 'http://x.example.com'], {
+      DRAIN_TOKEN: token,
+    });
+    assert.equal(plain.code, 2);
+    assert.match(plain.err, /--url must be https:\/\//);
+  });
+
+  it('--apply runs cf with the real token and never prints it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-fake-cf-'));
+    const pathBefore = process.env.PATH;
+    // cf runs with the user's own environment (its login), so the stand-in goes on this process's PATH.
+    process.env.PATH = `${dir}:${pathBefore}`;
+    try {
+      const calls = path.join(dir, 'calls');
+      // A cf CLI stand-in that records its arguments and echoes them, as a careless version might.
+      fs.writeFileSync(path.join(dir, 'cf'), `#!/bin/sh\nprintf '%s\\n' "$*" >> "${calls}"\necho "OK $*"\n`, {
+        mode: 0o755,
+      });
+      const result = await run(['drain', 'setup', '--app', 'shop', '--url', 'https://paasmon.example.com', '--apply'], {
+        DRAIN_TOKEN: token,
+      });
+      assert.equal(result.code, 0, result.out);
+      assert.deepEqual(fs.readFileSync(calls, 'utf8').trim().split('\n'), [
+        `create-user-provided-service paasmon-drain -l https://paasmon.example.com/drain?token=${encodeURIComponent(token)}`,
+        'bind-service shop paasmon-drain',
+      ]);
+      assert.ok(!result.out.includes(token) && !result.out.includes(encodeURIComponent(token)), result.out);
+    } finally {
+      process.env.PATH = pathBefore;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -74,6 +74,12 @@ describe('/metrics golden file', () => {
     sink.self.records.inc({ source: 'cloud-controller' }, 2);
     sink.self.dbPending.set(3);
     sink.self.dbDropped.inc(1);
+    sink.observeDrain('accepted', '', 3);
+    sink.observeDrain('stored', '', 3);
+    sink.observeDrain('dropped', 'not_rtr', 2);
+    sink.observeDrain('rejected', 'bad_frame', 1);
+    sink.observeDrain('refused', 'buffer_full', 0);
+    sink.setDrainBuffered(0);
     const text = await sink.registry.metrics();
     if (process.env.UPDATE_GOLDEN) fs.writeFileSync(GOLDEN, text);
     assert.equal(text, fs.readFileSync(GOLDEN, 'utf8'));

@@ -9,6 +9,7 @@ import { createTokenProvider } from './uaa.js';
  * @property {string} apiVersion v3 version, or v2 when v3 is absent
  * @property {boolean} v3 false only when the API has no v3 link: then the v2 stats endpoint is used
  * @property {string} baseUrl
+ * @property {string | undefined} logCacheUrl the root's `links.log_cache`, when the foundation runs Log Cache
  */
 
 /**
@@ -66,6 +67,7 @@ export function createCloudControllerClient(cf, deps = {}) {
       v3: Boolean(v3),
       apiVersion: String((v3 ?? v2).meta?.version ?? 'unknown'),
       baseUrl: cf.api,
+      logCacheUrl: typeof links.log_cache?.href === 'string' ? links.log_cache.href.replace(/\/+$/, '') : undefined,
       tokens,
     };
   }

@@ -17,7 +17,8 @@ const GUIDS_PER_QUERY = 50;
 /**
  * @param {import('../../config/index.js').Config} config
  * @param {{ log?: import('pino').Logger, backoff?: import('../../../core/retry.js').BackoffOptions }} [deps]
- * @returns {import('../../../core/types.js').Source<InstanceSample> & { client: CloudControllerClient }}
+ * @returns {import('../../../core/types.js').Source<InstanceSample> & { client: CloudControllerClient,
+ *   watchedApps: (ctx: import('../../../core/types.js').PollContext) => Promise<WatchedApp[]> }}
  */
 export function createCloudControllerSource(config, deps = {}) {
   const cf = config.cf;
@@ -131,6 +132,14 @@ export function createCloudControllerSource(config, deps = {}) {
   return {
     name: 'cloud-controller',
     client,
+    /**
+     * The apps CF_APPS / CF_SPACE_GUID name, as guid and name (for the Log Cache source).
+     * @param {import('../../../core/types.js').PollContext} ctx
+     */
+    async watchedApps(ctx) {
+      const { v3 } = await client.discovery(ctx.signal);
+      return v3 ? resolveAppsV3(ctx) : (await watchedV2(ctx)).apps;
+    },
     /** @param {import('../../../core/types.js').PollContext} ctx */
     async poll(ctx) {
       /** @type {{ apps: WatchedApp[], processes: WatchedProcess[] }} */

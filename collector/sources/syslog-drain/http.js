@@ -1,0 +1,86 @@
+// POST /drain?token=...: the HTTPS drain (https:// one message per request, https-batch:// several).
+// The agent counts any 2xx as delivered and retries anything else (https.go, https_batch.go), so
+// 503 with the buffer full loses nothing.
+import crypto from 'node:crypto';
+import { splitHttpBody } from './rfc5424.js';
+
+/**
+ * @typedef {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, url: URL) =>
+ *   Promise<void>} RouteHandler
+ */
+
+/** Larger than the agent's 512 KiB batch plus one long message; a bigger body is refused whole. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** Well under the agent's 20 s read timeout (https.go httpClient). */
+const HOLD_WHEN_FULL_MS = 3000;
+
+/**
+ * Constant-time token check: both sides are hashed first, so neither the content nor the length of
+ * the expected token shows in the timing.
+ * @param {string | null} given @param {Buffer} expectedDigest sha256 of the expected token
+ */
+function tokenMatches(given, expectedDigest) {
+  if (given === null) return false;
+  return crypto.timingSafeEqual(crypto.createHash('sha256').update(given).digest(), expectedDigest);
+}
+
+/**
+ * @param {object} options
+ * @param {string} options.token DRAIN_TOKEN
+ * @param {import('./receiver.js').DrainReceiver} options.receiver
+ * @param {import('pino').Logger} options.log
+ * @returns {RouteHandler}
+ */
+export function createDrainHandler({ token, receiver, log }) {
+  const expected = crypto.createHash('sha256').update(token).digest();
+  return async (req, res, url) => {
+    if (req.method !== 'POST') {
+      res
+        .writeHead(405, { Allow: 'POST', 'Content-Type': 'text/plain' })
+        .end('POST syslog messages to /drain?token=...\n');
+      return;
+    }
+    if (!tokenMatches(url.searchParams.get('token'), expected)) {
+      receiver.unauthorized();
+      req.resume();
+      res.writeHead(401, { 'Content-Type': 'text/plain' }).end('drain token missing or wrong\n');
+      return;
+    }
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      req.resume();
+      res
+        .writeHead(413, { 'Content-Type': 'text/plain', Connection: 'close' })
+        .end(`body over ${MAX_BODY_BYTES} bytes\n`);
+      return;
+    }
+    /** @type {Buffer[]} */
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        res
+          .writeHead(413, { 'Content-Type': 'text/plain', Connection: 'close' })
+          .end(`body over ${MAX_BODY_BYTES} bytes\n`);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    }
+    const messages = splitHttpBody(Buffer.concat(chunks, size).toString('utf8'));
+    // A full buffer first holds the answer a moment (back-pressure, as TCP gets by not reading): a
+    // write in flight usually makes room. Still full (the database is down), the body is refused
+    // with 503 and the agent sends it again after its backoff.
+    if (receiver.room === 0 && !(await receiver.waitForRoom(HOLD_WHEN_FULL_MS))) {
+      receiver.refuse(messages.length);
+      res
+        .writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' })
+        .end('drain buffer full (database unreachable?); send again\n');
+      return;
+    }
+    const accepted = receiver.offer(messages);
+    log.trace({ messages: messages.length, accepted }, 'drain: http body');
+    res.writeHead(204).end();
+  };
+}

@@ -1,0 +1,41 @@
+// Pure: one drain message -> a RouterRequest, or the reason it is not one. RTR lines go through the
+// same gorouter parser as the file and search sources, so all three produce the same unique key.
+import { parseGorouterLine } from '../router-logs/gorouter.js';
+import { parseSyslogMessage, sourceOf } from './rfc5424.js';
+
+/** The agent's tag element (rfc5424.go tagsStructuredDataID). */
+const TAGS_SD = 'tags@47450';
+
+/**
+ * @typedef {{ ok: true, record: import('../../../core/types.js').RouterRequest }
+ *   | { ok: false, reason: string, ignored: boolean }} DrainRecordResult
+ * `ignored` is true for well-formed lines that are simply not router lines (APP, API, gauges...).
+ */
+
+/**
+ * @param {string} text one RFC 5424 message
+ * @param {{ correlationField?: string }} options
+ * @returns {DrainRecordResult}
+ */
+export function routerRequestFromSyslog(text, options) {
+  const parsed = parseSyslogMessage(text);
+  if (!parsed.ok) return { ok: false, reason: parsed.reason, ignored: false };
+  const m = parsed.message;
+  if (sourceOf(m.procId).sourceType !== 'RTR') return { ok: false, reason: 'not_rtr', ignored: true };
+  const line = parseGorouterLine(m.message, options);
+  if (!line.ok) return { ok: false, reason: line.reason, ignored: false };
+  const tags = m.structuredData.get(TAGS_SD);
+  // The line's app_id is the key the other sources use; the APP-NAME field (the source id) stands in
+  // when a router writes none.
+  line.record.appGuid ??= m.appName?.toLowerCase() ?? null;
+  // The tag keeps the app name as the user wrote it; the hostname's last part is sanitized (rfc5424.go).
+  line.record.appName = tags?.get('app_name') ?? appNameOfHostname(m.hostname);
+  return line;
+}
+
+/** `org.space.app` -> `app` (the agent's hostname for an app drain). @param {string | null} hostname */
+export function appNameOfHostname(hostname) {
+  if (!hostname) return null;
+  const parts = hostname.split('.');
+  return parts.length === 3 && parts[2] ? parts[2] : null;
+}

@@ -1,0 +1,212 @@
+// Pure parsing of what the Cloud Foundry syslog agent sends to a drain. No I/O here.
+//
+// Shapes, from cloudfoundry/loggregator-agent-release src/pkg/egress/syslog/ (rfc5424.go, https.go,
+// https_batch.go, tcp.go) and go-loggregator rfc5424/marshal.go:
+// - a log envelope becomes `<PRI>1 TIMESTAMP HOSTNAME APP-NAME [SOURCE/INSTANCE] - [tags@47450 ...] PAYLOAD\n`
+//   (PRI 14 for OUT, 11 for ERR; HOSTNAME `org.space.app` sanitized; APP-NAME the source id, i.e. the
+//   app guid; the payload always ends with one newline, NUL bytes removed);
+// - https:// posts one message per request; https-batch:// concatenates messages (up to 512 KiB,
+//   or what one second gathered) into one body with nothing between them but each message's newline;
+// - syslog:// and syslog-tls:// write RFC 6587 octet counting: `<byte length> <message>`.
+
+/**
+ * @typedef {object} SyslogMessage
+ * @property {number} priority
+ * @property {string} timestamp as written (RFC 3339)
+ * @property {string | null} hostname
+ * @property {string | null} appName the APP-NAME field (the agent puts the app guid there)
+ * @property {string | null} procId e.g. `[RTR/0]`
+ * @property {string | null} msgId
+ * @property {Map<string, Map<string, string>>} structuredData SD-ID -> params
+ * @property {string} message the MSG part, without the agent's trailing newline
+ *
+ * @typedef {{ ok: true, message: SyslogMessage } | { ok: false, reason: string }} SyslogParseResult
+ */
+
+const HEADER = /^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) (\S+) /;
+/** Where one message of an https-batch body ends and the next begins: a newline, then a header start. */
+const NEXT_MESSAGE = /(?<=\n)(?=<\d{1,3}>1 )/;
+
+/** @param {string} field */
+const nil = (field) => (field === '-' ? null : field);
+
+/**
+ * Structured data: `-` or `[id k="v" ...][id2 ...]`, values with \" \\ \] escapes.
+ * @param {string} text @param {number} start
+ * @returns {{ data: Map<string, Map<string, string>>, end: number } | undefined} end = index after the SD
+ */
+function parseStructuredData(text, start) {
+  /** @type {Map<string, Map<string, string>>} */
+  const data = new Map();
+  if (text[start] === '-') return { data, end: start + 1 };
+  let i = start;
+  while (text[i] === '[') {
+    let j = i + 1;
+    while (j < text.length && text[j] !== ' ' && text[j] !== ']') j += 1;
+    const id = text.slice(i + 1, j);
+    /** @type {Map<string, string>} */
+    const params = new Map();
+    while (text[j] === ' ') {
+      const eq = text.indexOf('="', j + 1);
+      if (eq < 0) return undefined;
+      const name = text.slice(j + 1, eq);
+      let value = '';
+      let k = eq + 2;
+      for (; k < text.length && text[k] !== '"'; k += 1) {
+        if (text[k] === '\\' && k + 1 < text.length && '"\\]'.includes(text[k + 1])) k += 1;
+        value += text[k];
+      }
+      if (k >= text.length) return undefined;
+      params.set(name, value);
+      j = k + 1;
+    }
+    if (text[j] !== ']' || !id) return undefined;
+    data.set(id, params);
+    i = j + 1;
+  }
+  return i === start ? undefined : { data, end: i };
+}
+
+/**
+ * One RFC 5424 message (no framing). Never throws.
+ * @param {string} text
+ * @returns {SyslogParseResult}
+ */
+export function parseSyslogMessage(text) {
+  const head = HEADER.exec(text);
+  if (!head) return { ok: false, reason: 'not_rfc5424' };
+  const sd = parseStructuredData(text, head[0].length);
+  if (!sd) return { ok: false, reason: 'bad_structured_data' };
+  let message = text.slice(sd.end);
+  if (message.startsWith(' ')) message = message.slice(1);
+  else if (message !== '' && message !== '\n') return { ok: false, reason: 'bad_structured_data' };
+  if (message.endsWith('\n')) message = message.slice(0, -1);
+  return {
+    ok: true,
+    message: {
+      priority: Number(head[1]),
+      timestamp: head[2],
+      hostname: nil(head[3]),
+      appName: nil(head[4]),
+      procId: nil(head[5]),
+      msgId: nil(head[6]),
+      structuredData: sd.data,
+      message,
+    },
+  };
+}
+
+/**
+ * The messages of an HTTPS drain body: one (https://) or several back to back (https-batch://).
+ * A newline inside a payload stays with its message unless a syslog header follows it.
+ * @param {string} body
+ * @returns {string[]}
+ */
+export function splitHttpBody(body) {
+  if (body === '') return [];
+  return body.split(NEXT_MESSAGE).filter((m) => m !== '' && m !== '\n');
+}
+
+/** `[RTR/0]` -> { sourceType: 'RTR', instance: '0' }. @param {string | null} procId */
+export function sourceOf(procId) {
+  const match = procId ? /^\[([^/\]]+)(?:\/([^\]]*))?\]$/.exec(procId) : null;
+  return match ? { sourceType: match[1], instance: match[2] ?? null } : { sourceType: null, instance: null };
+}
+
+/**
+ * @typedef {{ kind: 'message', bytes: Buffer } | { kind: 'error', reason: string, bytes: number }} Frame
+ */
+
+/** A length prefix: 1-9 digits, a space, and the message's header start. */
+const LENGTH_PREFIX = /^([1-9]\d{0,8}) /;
+const RESYNC = /[1-9]\d{0,8} <\d{1,3}>1 /g;
+
+/**
+ * RFC 6587 octet counting over a byte stream that arrives in arbitrary pieces. Garbage (a frame
+ * without a length) is skipped up to the next `<len> <PRI>1 ` and reported once per run of
+ * garbage; a frame longer than `maxMessageBytes` is skipped (never held in memory) and reported.
+ * @param {{ maxMessageBytes: number }} options
+ */
+export function createOctetCountingFramer({ maxMessageBytes }) {
+  /** @type {Buffer} */
+  let pending = Buffer.alloc(0);
+  /** bytes of an oversized frame still to skip */
+  let skipping = 0;
+  /** @type {Buffer[]} the body of the frame being collected */
+  let parts = [];
+  let collected = 0;
+  let expected = -1;
+
+  /**
+   * @param {Buffer} chunk
+   * @returns {Frame[]}
+   */
+  function push(chunk) {
+    /** @type {Frame[]} */
+    const frames = [];
+    let data = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+    pending = Buffer.alloc(0);
+    for (;;) {
+      if (skipping > 0) {
+        const n = Math.min(skipping, data.length);
+        skipping -= n;
+        data = data.subarray(n);
+        if (skipping > 0) return frames;
+      }
+      if (expected >= 0) {
+        const n = Math.min(expected - collected, data.length);
+        parts.push(data.subarray(0, n));
+        collected += n;
+        data = data.subarray(n);
+        if (collected < expected) return frames;
+        frames.push({ kind: 'message', bytes: parts.length === 1 ? parts[0] : Buffer.concat(parts, collected) });
+        parts = [];
+        collected = 0;
+        expected = -1;
+      }
+      if (data.length === 0) return frames;
+      // The prefix is ASCII: look at a short head only.
+      const head = data.subarray(0, 16).toString('latin1');
+      const prefix = LENGTH_PREFIX.exec(head);
+      if (prefix) {
+        const length = Number(prefix[1]);
+        data = data.subarray(prefix[0].length);
+        if (length > maxMessageBytes) {
+          frames.push({ kind: 'error', reason: 'too_large', bytes: length });
+          skipping = length;
+        } else {
+          expected = length;
+          // A body of 1 MiB read in 64 KiB pieces: keep pieces, concatenate once.
+          parts = [];
+        }
+        continue;
+      }
+      if (/^\d{0,9}$/.test(head) && data.length < 16) {
+        // An incomplete length prefix: wait for the rest.
+        pending = Buffer.from(data);
+        return frames;
+      }
+      // Garbage: skip to the next plausible frame start.
+      const text = data.toString('latin1');
+      RESYNC.lastIndex = 1;
+      const next = RESYNC.exec(text);
+      if (!next) {
+        // Keep a short tail: a frame start may be split across this chunk and the next.
+        const keep = Math.min(24, data.length);
+        if (data.length > keep) frames.push({ kind: 'error', reason: 'bad_frame', bytes: data.length - keep });
+        pending = Buffer.from(data.subarray(data.length - keep));
+        return frames;
+      }
+      frames.push({ kind: 'error', reason: 'bad_frame', bytes: next.index });
+      data = data.subarray(next.index);
+    }
+  }
+
+  return {
+    push,
+    /** Bytes held for an unfinished frame (0 between frames). */
+    get buffered() {
+      return pending.length + collected;
+    },
+  };
+}
