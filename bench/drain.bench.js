@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { makeApps, startCfSimulator } from '../test/support/cf-simulator.js';
+import { makeApps, startCfSimulator } from '../sandbox/cf-simulator.js';
 import { runCli, waitFor } from '../test/support/cli.js';
 import { collectEnv, startCollect } from '../test/support/collect.js';
 import { startTestDatabase } from '../test/support/database.js';

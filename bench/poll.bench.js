@@ -3,7 +3,7 @@
 // collector's own debug log), requests per poll (counted by the simulator) and the collector's
 // peak RSS (VmHWM of its process). Run: npm run bench -- poll
 import fs from 'node:fs';
-import { makeApps, startCfSimulator, SPACE_GUID } from '../test/support/cf-simulator.js';
+import { makeApps, startCfSimulator, SPACE_GUID } from '../sandbox/cf-simulator.js';
 import { startCli, waitFor } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { peakRssMb } from './support/peak-rss.js';

@@ -197,6 +197,20 @@ export function createProgram(deps, setExitCode) {
     .action(verb('drain', 'drainSetupCommand'));
 
   program
+    .command('demo')
+    .description(
+      'the whole chain on this machine, no Cloud Foundry account: sample app, router and Cloud Controller ' +
+        'stand-ins, collect, one loadgen run per instance count, the comparison',
+    )
+    .option('--duration <d>', 'load of each run', '20s')
+    .option('--instances <list>', 'instance counts, one run each', '1,2,4')
+    .option('--impl <name>', 'sample app implementation', 'node')
+    .option('--parallel <p>', 'requests in flight during each run', '8')
+    .option('--keep', 'stay up after the runs (with Prometheus when installed) until Ctrl-C')
+    .option('--out <dir>', 'where the comparison is written', 'paasmon-demo')
+    .action(verb('demo', 'demoCommand'));
+
+  program
     .command('migrate')
     .description('apply the SQL migrations in sql/migrations')
     .action(verb('migrate', 'migrateCommand'));

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { requireCloudController } from './config/index.js';
 import { createHttpServer } from './metrics-server.js';
 import { recentCorrelationCounts } from '../exporters/postgres/queries/correlation.js';
-import { ingestIncrement } from './pipeline/ingest.js';
+import { ingestFileIncrement, ingestIncrement } from './pipeline/ingest.js';
 import { createJob } from './pipeline/job.js';
 import { createPoller } from './pipeline/poller.js';
 import { schedule } from './pipeline/schedule.js';
@@ -60,9 +60,9 @@ export async function startCollector(config, { log }) {
     },
   });
   const startedAt = Date.now();
-  const routerLogs = config.search.url
-    ? startRouterLogIngest(config, { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal })
-    : undefined;
+  const ingestDeps = { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal };
+  const routerLogs = config.search.url ? startRouterLogIngest(config, ingestDeps) : undefined;
+  const routerLogFile = config.routerLogFile.path ? startRouterLogFileIngest(config, ingestDeps) : undefined;
   const drain = withDrain
     ? await startDrain(config, {
         pool: database.pool,
@@ -117,9 +117,9 @@ export async function startCollector(config, { log }) {
       const sources = { [source.name]: polling.body };
       // A failing router-log source shows here but does not fail the check: restarting the
       // collector would not mend a search server, and would lose the poll buffer.
-      if (routerLogs)
-        sources[routerLogs.job.name] = sourceHealth(routerLogs.job.state, routerLogs.schedule.intervalMs).body;
-      if (logCache) sources[logCache.job.name] = sourceHealth(logCache.job.state, logCache.schedule.intervalMs).body;
+      for (const ingest of [routerLogs, routerLogFile, logCache]) {
+        if (ingest) sources[ingest.job.name] = sourceHealth(ingest.job.state, ingest.schedule.intervalMs).body;
+      }
       // Counters only: a drain nobody sends to is not a failure of the collector.
       if (drain) sources[drain.name] = drain.health();
       const healthy = reachable && polling.ok;
@@ -161,7 +161,12 @@ export async function startCollector(config, { log }) {
       stopping ??= (async () => {
         const deadline = Date.now() + SHUTDOWN_BUDGET_MS - 1000;
         const grace = setTimeout(() => abort.abort(new Error('shutting down')), POLL_GRACE_MS);
-        await Promise.all([job.stop(), routerLogs?.schedule.stop(), logCache?.schedule.stop()]);
+        await Promise.all([
+          job.stop(),
+          routerLogs?.schedule.stop(),
+          logCache?.schedule.stop(),
+          routerLogFile?.schedule.stop(),
+        ]);
         clearTimeout(grace);
         abort.abort(new Error('shutting down'));
         server.close();
@@ -191,31 +196,56 @@ export async function startCollector(config, { log }) {
  */
 
 /**
- * The incremental router-log ingest on INGEST_SCHEDULE, once the schema is in place.
- * @param {import('./config/index.js').Config} config
- * @param {RouterLogIngestDeps} deps
+ * The incremental router-log ingest from the search server on INGEST_SCHEDULE.
+ * @param {import('./config/index.js').Config} config @param {RouterLogIngestDeps} deps
  */
-function startRouterLogIngest(config, { log, prometheus, pool, schemaReady, signal }) {
-  const source = createRouterLogSource(config, { log });
+function startRouterLogIngest(config, deps) {
+  const source = createRouterLogSource(config, { log: deps.log });
+  const ingest = scheduleIngest(config, source.name, deps, async (ctx) => {
+    const result = await ingestIncrement(
+      source,
+      { now: ctx.now, delayMs: config.ingestDelayMs, lookbackMs: config.ingestLookbackMs, signal: ctx.signal },
+      { pool: deps.pool, metrics: deps.prometheus, warn: ctx.warn },
+    );
+    deps.prometheus.setIngestLag((Date.now() - Date.parse(/** @type {string} */ (result.to))) / 1000);
+    return result;
+  });
+  return { source, ...ingest };
+}
+
+/**
+ * ROUTER_LOG_FILE followed as it grows, on INGEST_SCHEDULE: each run reads the complete lines
+ * after the position it reached last time.
+ * @param {import('./config/index.js').Config} config @param {RouterLogIngestDeps} deps
+ */
+function startRouterLogFileIngest(config, deps) {
+  const file = /** @type {string} */ (config.routerLogFile.path);
+  const options = { appName: config.routerLogFile.appName, correlationHeader: config.correlationHeader };
+  return scheduleIngest(config, 'router-log-file', deps, (ctx) =>
+    ingestFileIncrement(file, options, { pool: deps.pool, metrics: deps.prometheus, warn: ctx.warn }),
+  );
+}
+
+/**
+ * A router-log ingest job on INGEST_SCHEDULE, once the schema is in place.
+ * @param {import('./config/index.js').Config} config @param {string} name @param {RouterLogIngestDeps} deps
+ * @param {(ctx: import('../core/types.js').PollContext) => Promise<{ records: number }>} ingest
+ */
+function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, signal }, ingest) {
   const job = createJob({
-    name: source.name,
+    name,
     metrics: prometheus.self,
     log,
     signal,
     work: async (ctx) => {
       if (!(await schemaReady)) return { records: 0 };
-      const result = await ingestIncrement(
-        source,
-        { now: ctx.now, delayMs: config.ingestDelayMs, lookbackMs: config.ingestLookbackMs, signal: ctx.signal },
-        { pool, metrics: prometheus, warn: ctx.warn },
-      );
-      prometheus.setIngestLag((Date.now() - Date.parse(/** @type {string} */ (result.to))) / 1000);
+      const result = await ingest(ctx);
       // New router rows may complete the correlation of recent runs (the views are live; the counter is not).
       prometheus.setCorrelationCounts(await recentCorrelationCounts(pool, 24));
       return result;
     },
   });
-  return { source, job, schedule: schedule(job, config.ingestSchedule) };
+  return { job, schedule: schedule(job, config.ingestSchedule) };
 }
 
 /**

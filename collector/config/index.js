@@ -37,6 +37,7 @@ export { DEFAULTS, SECRET_KEYS } from './settings.js';
  * @property {CloudControllerConfig} cf
  * @property {string} pollSchedule
  * @property {SearchConfig} search
+ * @property {{ path?: string, appName?: string }} routerLogFile a gorouter log file `collect` follows as it grows
  * @property {string} ingestSchedule
  * @property {number} ingestDelayMs
  * @property {number} ingestLookbackMs how far back the first incremental ingest starts
@@ -110,6 +111,7 @@ export function loadConfig(env = process.env) {
       format: v.ROUTER_LOG_FORMAT,
       fields: v.ROUTER_LOG_FIELDS,
     },
+    routerLogFile: { path: v.ROUTER_LOG_FILE, appName: v.ROUTER_LOG_FILE_APP },
     ingestSchedule: v.INGEST_SCHEDULE,
     ingestDelayMs: v.INGEST_DELAY,
     ingestLookbackMs: v.INGEST_LOOKBACK,

@@ -111,6 +111,8 @@ export const SETTINGS = {
     default: 'auto',
   },
   ROUTER_LOG_FIELDS: { schema: fieldMap, default: '{}' },
+  ROUTER_LOG_FILE: { schema: optionalText },
+  ROUTER_LOG_FILE_APP: { schema: optionalText },
   INGEST_SCHEDULE: { schema: cronText, default: '*/15 * * * * *' },
   INGEST_DELAY: { schema: durationText, default: '30s' },
   INGEST_LOOKBACK: { schema: durationText, default: '1h' },

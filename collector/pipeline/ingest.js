@@ -2,6 +2,7 @@
 // or gorouter lines from a file or stdin, into PostgreSQL. Pages are committed one by one, each
 // with the checkpoint in the same transaction; re-reading a window adds nothing.
 import fs from 'node:fs';
+import path from 'node:path';
 import readline from 'node:readline';
 import { headerLogField } from '../sources/router-logs/correlation-ids.js';
 import { parseGorouterLine } from '../sources/router-logs/gorouter.js';
@@ -189,23 +190,90 @@ export async function ingestIncrement(source, options, deps) {
  * @returns {Promise<IngestResult>}
  */
 export async function ingestLines(input, options, deps) {
+  return storeLines(textLines(readline.createInterface({ input, crlfDelay: Infinity })), options, deps);
+}
+
+/** @param {AsyncIterable<string>} lines @returns {AsyncGenerator<{ text: string }>} */
+async function* textLines(lines) {
+  for await (const text of lines) yield { text };
+}
+
+/**
+ * The next increment of a gorouter log file that keeps growing: the complete lines after the
+ * position kept in ingest_checkpoints (`router-log-file:<absolute path>` -> `<inode>:<byte offset>`),
+ * committed batch by batch with the offset reached. Another inode, or a file shorter than the
+ * offset, is a replaced (rotated) file: read from its start.
+ * @param {string} file
+ * @param {{ appName?: string, correlationHeader: string, batchSize?: number }} options
+ * @param {IngestDeps} deps
+ * @returns {Promise<IngestResult>}
+ */
+export async function ingestFileIncrement(file, options, deps) {
+  const source = `router-log-file:${path.resolve(file)}`;
+  const { size, ino } = await fs.promises.stat(file);
+  const [checkpointInode, checkpointOffset] = ((await readCheckpoint(deps.pool, source)) ?? '').split(':').map(Number);
+  const offset = checkpointInode === ino && checkpointOffset <= size ? checkpointOffset : 0;
+  if (size === offset) return { records: 0, inserted: 0, skipped: new Map() };
+  return storeLines(completeLines(file, offset, size), options, deps, { source, position: (end) => `${ino}:${end}` });
+}
+
+/**
+ * The newline-terminated lines in [start, end) of a file, each with the offset just after it; a
+ * last line still being written is left for the next read.
+ * @param {string} file @param {number} start @param {number} end
+ * @returns {AsyncGenerator<{ text: string, end: number }>}
+ */
+async function* completeLines(file, start, end) {
+  let position = start;
+  /** @type {Buffer} */
+  let rest = Buffer.alloc(0);
+  for await (const chunk of fs.createReadStream(file, { start, end: end - 1 })) {
+    let buffer = Buffer.concat([rest, /** @type {Buffer} */ (chunk)]);
+    for (let newline = buffer.indexOf(10); newline >= 0; newline = buffer.indexOf(10)) {
+      position += newline + 1;
+      yield { text: buffer.subarray(0, newline).toString('utf8'), end: position };
+      buffer = buffer.subarray(newline + 1);
+    }
+    rest = buffer;
+  }
+}
+
+/**
+ * Parses lines and stores the router requests in batches; with `checkpoint`, each batch commits
+ * the position after its last line in the same transaction.
+ * @param {AsyncIterable<{ text: string, end?: number }>} lines
+ * @param {{ appName?: string, correlationHeader: string, batchSize?: number }} options
+ * @param {IngestDeps} deps
+ * @param {{ source: string, position: (end: number) => string }} [checkpoint]
+ * @returns {Promise<IngestResult>}
+ */
+async function storeLines(lines, options, deps, checkpoint) {
   const correlationField = headerLogField(options.correlationHeader);
   const batchSize = options.batchSize ?? 5000;
   /** @type {IngestResult} */
   const result = { records: 0, inserted: 0, skipped: new Map() };
   /** @type {import('../sources/router-logs/gorouter.js').RouterRequest[]} */
   let batch = [];
+  /** @type {number | undefined} */
+  let position;
+  let committed = position;
   const writePage = deps.writePage ?? createPageWriter(deps.pool);
   const flush = async () => {
-    if (!batch.length) return;
-    const inserted = await writePage({ kind: 'router_request', records: batch });
+    if (!batch.length && position === committed) return;
+    const reached =
+      checkpoint && position !== undefined
+        ? { source: checkpoint.source, position: checkpoint.position(position) }
+        : undefined;
+    const inserted = await writePage({ kind: 'router_request', records: batch, checkpoint: reached });
     deps.metrics?.write(inserted);
     result.inserted += inserted.length;
     batch = [];
+    committed = position;
   };
-  for await (const line of readline.createInterface({ input, crlfDelay: Infinity })) {
-    if (line.trim() === '') continue;
-    const parsed = parseGorouterLine(line, { correlationField });
+  for await (const line of lines) {
+    position = line.end;
+    if (line.text.trim() === '') continue;
+    const parsed = parseGorouterLine(line.text, { correlationField });
     if (!parsed.ok) {
       // Other log sources in `cf logs` output are expected, not errors.
       result.skipped.set(parsed.reason, (result.skipped.get(parsed.reason) ?? 0) + 1);

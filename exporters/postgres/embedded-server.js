@@ -377,8 +377,8 @@ function isFree(port) {
   });
 }
 
-/** @returns {Promise<number>} */
-function freePort() {
+/** A TCP port free on 127.0.0.1 right now. @returns {Promise<number>} */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

@@ -8,7 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cfEnv, makeApps, startCfSimulator } from '../support/cf-simulator.js';
+import { cfEnv, makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 

@@ -12,7 +12,7 @@ import {
   makeApps,
   noFaults,
   startCfSimulator,
-} from '../support/cf-simulator.js';
+} from '../../sandbox/cf-simulator.js';
 
 const FAST_BACKOFF = { retries: 4, baseDelayMs: 20, maxDelayMs: 100 };
 const silent = pino({ level: 'silent' });
@@ -49,7 +49,7 @@ function context() {
 /**
  * Expected samples of the simulator's apps, computed from the specs (independent of the parser).
  * v2 reports quotas for STARTING instances too; v3 does not.
- * @param {import('../support/cf-simulator.js').AppSpec[]} apps @param {{ v2?: boolean }} [options]
+ * @param {import('../../sandbox/cf-simulator.js').AppSpec[]} apps @param {{ v2?: boolean }} [options]
  */
 function expectedFromSpecs(apps, options = {}) {
   return apps.flatMap((a) =>

@@ -2,7 +2,7 @@
 // real Prometheus scraping it.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { SPACE_GUID, makeApps, noFaults, startCfSimulator } from '../support/cf-simulator.js';
+import { SPACE_GUID, makeApps, noFaults, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { startCli, waitFor } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 import { startPrometheus } from '../support/prometheus.js';

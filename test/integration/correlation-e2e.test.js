@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
-import { startAppInstances, startGorouterStandin } from '../support/gorouter-standin.js';
+import { startAppInstances, startGorouterStandin } from '../../sandbox/gorouter-standin.js';
 
 /**
  * percentile_cont: linear interpolation between the values at ranks floor and ceil of p * (n - 1).

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SPACE_GUID, makeApp, startCfSimulator } from '../support/cf-simulator.js';
+import { SPACE_GUID, makeApp, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { runCli, startCli, waitFor } from '../support/cli.js';
 import { freePort, startTestDatabase } from '../support/database.js';
 import {
@@ -19,7 +19,7 @@ import {
   ruleExpressions,
   PROMETHEUS_DIR,
 } from '../support/grafana.js';
-import { startAppInstances, startGorouterStandin } from '../support/gorouter-standin.js';
+import { startAppInstances, startGorouterStandin } from '../../sandbox/gorouter-standin.js';
 import { startPrometheus } from '../support/prometheus.js';
 import { startSearchNode } from '../support/search-node.js';
 

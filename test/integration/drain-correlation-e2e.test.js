@@ -7,11 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import { makeApps, startCfSimulator } from '../support/cf-simulator.js';
+import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { runCli, waitFor } from '../support/cli.js';
 import { collectEnv, startCollect } from '../support/collect.js';
 import { startTestDatabase } from '../support/database.js';
-import { startGorouterStandin } from '../support/gorouter-standin.js';
+import { startGorouterStandin } from '../../sandbox/gorouter-standin.js';
 import { logMessage, rtrEnvelope, startHttpsBatchWriter } from '../support/syslog-agent-standin.js';
 
 const TOKEN = 'e2e-drain-token-0123456789';

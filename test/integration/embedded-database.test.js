@@ -12,7 +12,7 @@ import pino from 'pino';
 import { loadConfig } from '../../collector/config/index.js';
 import { openDatabase } from '../../exporters/postgres/database.js';
 import { runningServer, stopEmbeddedServer } from '../../exporters/postgres/embedded-server.js';
-import { cfEnv, makeApps, startCfSimulator } from '../support/cf-simulator.js';
+import { cfEnv, makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { CLI, runCli, startCli, waitFor } from '../support/cli.js';
 
 const REPO = path.resolve(path.dirname(CLI), '..');

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { makeApps, startCfSimulator } from '../support/cf-simulator.js';
+import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { waitFor } from '../support/cli.js';
 import { collectEnv, startCollect } from '../support/collect.js';
 import { startTestDatabase } from '../support/database.js';

@@ -8,7 +8,7 @@ import { ingestIncrement, ingestWindow } from '../../collector/pipeline/ingest.j
 import { createRouterLogSource } from '../../collector/sources/router-logs/index.js';
 import { migrate } from '../../exporters/postgres/migrate.js';
 import { startTestDatabase } from '../support/database.js';
-import { makeApps, startCfSimulator } from '../support/cf-simulator.js';
+import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { startCli, waitFor } from '../support/cli.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import {

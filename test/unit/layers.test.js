@@ -1,4 +1,4 @@
-// The folders are the pipeline's stages, and imports go one way: core <- exporters <- loadgen <-
+// The folders are the pipeline's stages, and imports go one way: core <- exporters <- loadgen <- sandbox <-
 // collector. This reads every product module's imports (static, dynamic and JSDoc type imports)
 // and fails on an import "up" a stage or on any cycle.
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Lower stages first; a module may import its own stage and those before it. */
-const STAGES = ['core', 'exporters', 'loadgen', 'collector'];
+const STAGES = ['core', 'exporters', 'loadgen', 'sandbox', 'collector'];
 const SPECIFIER = /(?:from\s+|import\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
 
 /** @param {string} dir @returns {string[]} */

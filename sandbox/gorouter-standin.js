@@ -1,7 +1,8 @@
-// A stand-in for gorouter, for tests and demos only (not product code): a reverse proxy in front of
-// app instances that writes genuine-format access-log lines. vcap_request_id comes from an incoming
-// 128-bit traceparent (as gorouter does with tracing on), else it is random; x_correlation_id is
-// logged when `extraHeaders` lists it (router.extra_headers_to_log).
+// A stand-in for gorouter, shared by the tests and `paasmon demo` (never used against a real
+// platform): a reverse proxy in front of app instances that writes genuine-format access-log lines.
+// vcap_request_id comes from an incoming 128-bit traceparent (as gorouter does with tracing on),
+// else it is random; x_correlation_id is logged when `extraHeaders` lists it
+// (router.extra_headers_to_log).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -22,12 +23,24 @@ const seconds = (us) => (us / 1e6).toFixed(6);
  *   onLine?: (line: string) => void }} options onLine also gets every access-log line (without its newline), as
  *   gorouter hands it to the loggregator agent
  */
-export async function startGorouterStandin({ backends, appGuid, host, logFile, extraHeaders = [], onLine }) {
+export async function startGorouterStandin({
+  backends: initialBackends,
+  appGuid,
+  host,
+  logFile,
+  extraHeaders = [],
+  onLine,
+}) {
+  let backends = initialBackends;
   const log = fs.createWriteStream(logFile, { flags: 'a' });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   let next = 0;
   const server = http.createServer((req, res) => {
     const receivedUs = nowUs();
+    if (backends.length === 0) {
+      res.writeHead(503).end();
+      return;
+    }
     const index = next++ % backends.length;
     const traceparent = /^00-([0-9a-f]{32})-([0-9a-f]{16})-/.exec(String(req.headers.traceparent ?? ''));
     const trace = traceparent?.[1] ?? crypto.randomBytes(16).toString('hex');
@@ -77,6 +90,10 @@ export async function startGorouterStandin({ backends, appGuid, host, logFile, e
   await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`,
+    /** Routes to these instances from now on, app_index = position (as after a `cf scale`). @param {string[]} list */
+    setBackends(list) {
+      backends = list;
+    },
     async close() {
       server.closeAllConnections();
       server.close();

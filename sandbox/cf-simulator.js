@@ -1,5 +1,6 @@
-// A Cloud Controller + UAA simulator: a real HTTP server answering with the shapes of
-// ../shared/reference/cloud-foundry.md, with faults that tests switch on. Test support, not product code.
+// A Cloud Controller + UAA stand-in: a real HTTP server answering with the shapes of
+// ../shared/reference/cloud-foundry.md, with faults that tests switch on. Shared by the tests and
+// `paasmon demo` (sandbox/platform.js gives it live usage of real processes); never used against a real platform.
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { once } from 'node:events';
@@ -12,6 +13,14 @@ import { once } from 'node:events';
  * @property {number} [mem] bytes
  * @property {number} [disk] bytes
  * @property {number} [uptime] seconds
+ * @property {() => LiveUsage | undefined} [live] measured usage, asked at every stats answer; wins over the
+ *   fixed numbers
+ *
+ * @typedef {object} LiveUsage
+ * @property {number} cpu fraction of one core
+ * @property {number} cpuEntitlement fraction of the entitlement
+ * @property {number} mem bytes
+ * @property {number} uptime seconds
  *
  * @typedef {object} ProcessSpec
  * @property {string} guid
@@ -317,11 +326,19 @@ export async function startCfSimulator({
         details: null,
       };
     }
+    const live = inst.live?.();
     /** @type {Record<string, unknown>} */
     const usage = faults.emptyUsage
       ? {}
-      : { time: now, cpu: inst.cpu ?? 0, mem: inst.mem ?? 0, disk: inst.disk ?? 0, log_rate: 0 };
-    if (!faults.emptyUsage && inst.cpuEntitlement !== null) usage.cpu_entitlement = inst.cpuEntitlement ?? 0;
+      : {
+          time: now,
+          cpu: live?.cpu ?? inst.cpu ?? 0,
+          mem: live?.mem ?? inst.mem ?? 0,
+          disk: inst.disk ?? 0,
+          log_rate: 0,
+        };
+    if (!faults.emptyUsage && inst.cpuEntitlement !== null)
+      usage.cpu_entitlement = live?.cpuEntitlement ?? inst.cpuEntitlement ?? 0;
     return {
       type: p.type,
       index,
@@ -334,7 +351,7 @@ export async function startCfSimulator({
       instance_ports: [
         { external: 64546, internal: 8080, external_tls_proxy_port: 61002, internal_tls_proxy_port: 61003 },
       ],
-      uptime: inst.uptime ?? 0,
+      uptime: live?.uptime ?? inst.uptime ?? 0,
       mem_quota: faults.emptyUsage ? null : p.memoryMb * 1024 * 1024,
       disk_quota: faults.emptyUsage ? null : p.diskMb * 1024 * 1024,
       fds_quota: 16384,

@@ -1,0 +1,231 @@
+// A one-machine stand-in for the parts of Cloud Foundry paasmon talks to, for `paasmon demo`:
+// it runs the sample app's instances as real processes (as Diego runs containers), routes to them
+// and writes gorouter access-log lines (gorouter-standin.js), and answers the Cloud Controller v3
+// and UAA endpoints (cf-simulator.js) with each instance's real CPU and memory from /proc.
+//
+// Run as a child with an IPC channel (startPlatformChild below); settings come from the environment.
+// Messages in: { type: 'scale', instances: n } (every instance restarted, as `cf scale` + restart).
+// Messages out: { type: 'ready', routerUrl, apiUrl, appGuid }, { type: 'scaled', instances: [{ index, pid, port }] },
+// { type: 'error', message }. Exits, stopping every instance, on SIGTERM, SIGINT or when the parent goes away.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { makeApp, startCfSimulator } from './cf-simulator.js';
+import { startGorouterStandin } from './gorouter-standin.js';
+import { createProcUsage } from './proc-usage.js';
+import { freePort } from '../exporters/postgres/embedded-server.js';
+
+const INSTANCE_SERVER = fileURLToPath(new URL('./bulletin-board/server.js', import.meta.url));
+/** The CPU entitlement of one demo instance: one core. */
+const CORES_PER_INSTANCE = 1;
+const START_TIMEOUT_MS = 15_000;
+
+/**
+ * @typedef {object} PlatformOptions
+ * @property {string} appName
+ * @property {string} databaseUrl what the app instances connect to
+ * @property {string} logFile the router's access log
+ * @property {string} username UAA user the collector logs in as
+ * @property {string} password
+ * @property {string} correlationHeader logged by the router as an extra header
+ */
+
+/** @param {string} url @param {number} timeoutMs */
+async function waitHealthy(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`app instance did not answer ${url} within ${timeoutMs / 1000} s`);
+}
+
+/** @param {PlatformOptions} options */
+export async function startPlatform(options) {
+  const app = makeApp(options.appName, [], { memoryMb: 256, diskMb: 1024 });
+  const web = app.processes[0];
+  const api = await startCfSimulator({ apps: [app], users: { [options.username]: options.password } });
+  const router = await startGorouterStandin({
+    backends: [],
+    appGuid: app.guid,
+    host: `${options.appName}.apps.sandbox.local`,
+    logFile: options.logFile,
+    extraHeaders: [options.correlationHeader],
+  });
+  /** @type {Array<{ child: import('node:child_process').ChildProcess, port: number, stopping: boolean }>} */
+  let running = [];
+
+  async function stopInstances() {
+    router.setBackends([]);
+    const stopping = running;
+    running = [];
+    await Promise.all(
+      stopping.map(async (instance) => {
+        instance.stopping = true;
+        if (instance.child.exitCode !== null || instance.child.signalCode !== null) return;
+        const exited = once(instance.child, 'exit');
+        instance.child.kill('SIGTERM');
+        const timer = setTimeout(() => instance.child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+  }
+
+  /** Restarts the app with `count` instances; resolves once every one answers. @param {number} count */
+  async function scale(count) {
+    await stopInstances();
+    web.instances = [];
+    for (let index = 0; index < count; index++) {
+      const port = await freePort();
+      const child = spawn(process.execPath, [INSTANCE_SERVER], {
+        env: {
+          ...process.env,
+          PORT: String(port),
+          CF_INSTANCE_INDEX: String(index),
+          DATABASE_URL: options.databaseUrl,
+        },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      /** @type {import('./cf-simulator.js').InstanceSpec} */
+      const spec = { state: 'STARTING' };
+      const instance = { child, port, stopping: false };
+      child.once('exit', () => {
+        spec.state = instance.stopping ? 'DOWN' : 'CRASHED';
+        delete spec.live;
+      });
+      web.instances.push(spec);
+      running.push(instance);
+    }
+    await Promise.all(
+      running.map(async ({ child, port }, index) => {
+        await waitHealthy(`http://127.0.0.1:${port}/health`, START_TIMEOUT_MS);
+        const usage = createProcUsage(/** @type {number} */ (child.pid));
+        Object.assign(web.instances[index], {
+          state: 'RUNNING',
+          live: () => {
+            const now = usage();
+            return now && { ...now, cpuEntitlement: now.cpu / CORES_PER_INSTANCE };
+          },
+        });
+      }),
+    );
+    router.setBackends(running.map(({ port }) => `http://127.0.0.1:${port}`));
+    return running.map(({ child, port }, index) => ({ index, pid: /** @type {number} */ (child.pid), port }));
+  }
+
+  return {
+    appGuid: app.guid,
+    apiUrl: api.url,
+    routerUrl: router.url,
+    scale,
+    async stop() {
+      await stopInstances();
+      await router.close();
+      await api.close();
+    },
+  };
+}
+
+/**
+ * Starts the platform as a child process of `supervisor` and speaks its IPC protocol for the parent.
+ * @param {ReturnType<typeof import('./supervisor.js').createSupervisor>} supervisor
+ * @param {Record<string, string>} env PLATFORM_APP_NAME, DATABASE_URL, ROUTER_LOG_FILE, CF_USERNAME, CF_PASSWORD, ...
+ * @param {number} timeoutMs for starting and for each scaling
+ */
+export async function startPlatformChild(supervisor, env, timeoutMs) {
+  const child = supervisor.start('platform', process.execPath, [fileURLToPath(import.meta.url)], {
+    ipc: true,
+    essential: true,
+    env,
+  });
+  const ready = await nextMessage(child, 'ready', timeoutMs);
+  return {
+    /** @type {string} */ routerUrl: ready.routerUrl,
+    /** @type {string} */ apiUrl: ready.apiUrl,
+    /**
+     * Restarts the app with `instances` instances, resolved once every one answers.
+     * @param {number} instances @returns {Promise<Array<{ index: number, pid: number, port: number }>>}
+     */
+    async scale(instances) {
+      child.process.send?.({ type: 'scale', instances });
+      return (await nextMessage(child, 'scaled', timeoutMs)).instances;
+    },
+  };
+}
+
+/**
+ * The next message of `type` from the platform child, or its failure.
+ * @param {import('./supervisor.js').Child} platform @param {string} type @param {number} timeoutMs
+ * @returns {Promise<any>}
+ */
+function nextMessage(platform, type, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      clearTimeout(timer);
+      platform.process.off('message', onMessage);
+      platform.process.off('exit', onExit);
+    };
+    /** @param {any} message */
+    const onMessage = (message) => {
+      if (message?.type === type) {
+        cleanup();
+        resolve(message);
+      } else if (message?.type === 'error') {
+        cleanup();
+        reject(new Error(`platform stand-in: ${message.message}`));
+      }
+    };
+    const onExit = () => {
+      cleanup();
+      reject(new Error(`platform stand-in exited; its last output:\n${platform.tail()}`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`platform stand-in: no "${type}" within ${timeoutMs / 1000} s:\n${platform.tail()}`));
+    }, timeoutMs);
+    platform.process.on('message', onMessage);
+    platform.process.once('exit', onExit);
+  });
+}
+
+/** Entry point of the child process. */
+async function main() {
+  const env = process.env;
+  const send = (/** @type {unknown} */ message) => process.send?.(message);
+  const platform = await startPlatform({
+    appName: env.PLATFORM_APP_NAME ?? 'bulletin-board',
+    databaseUrl: env.DATABASE_URL ?? '',
+    logFile: env.ROUTER_LOG_FILE ?? 'access.log',
+    username: env.CF_USERNAME ?? 'admin',
+    password: env.CF_PASSWORD ?? '',
+    correlationHeader: env.CORRELATION_HEADER ?? 'X-Correlation-Id',
+  });
+  let stopping;
+  const stop = () => {
+    stopping ??= platform.stop().finally(() => process.exit(0));
+    return stopping;
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  process.once('disconnect', stop);
+  process.on('message', (/** @type {any} */ message) => {
+    if (message?.type !== 'scale') return;
+    platform.scale(Number(message.instances)).then(
+      (instances) => send({ type: 'scaled', instances }),
+      (err) => send({ type: 'error', message: err.message }),
+    );
+  });
+  send({ type: 'ready', routerUrl: platform.routerUrl, apiUrl: platform.apiUrl, appGuid: platform.appGuid });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    process.stderr.write(`platform: ${err.message}\n`);
+    process.exit(1);
+  });
+}
