@@ -1,70 +1,228 @@
-// paasmon's load generator (recording every request into PostgreSQL) against autocannon, at the
-// same connection count on the same local target; then the generator's peak RSS over a
-// 1,000,000-request run. Run: npm run bench -- loadgen   (BENCH_CONNECTIONS, BENCH_SECONDS, BENCH_LONG_REQUESTS)
+// paasmon's load generator (recording every request into PostgreSQL) against autocannon, on the
+// same target process at the same connection count, in alternating rounds; medians printed side by
+// side with the ratios of issue 13. Both clients run as processes and report their own CPU time the
+// same way (support/cpu-at-exit.js), less what a one-request run of each costs (start and exit);
+// PostgreSQL's CPU is its whole process tree's. Then the open
+// model at 80 % of the closed-model rate, a constant-latency target (no stalls), and a
+// 1,000,000-request run (peak RSS).
+// Run: npm run bench -- loadgen   (BENCH_CONNECTIONS=32,8 BENCH_SECONDS=10 BENCH_ROUNDS=3
+//      BENCH_LONG_REQUESTS=1000000 BENCH_DELAY_MS=5)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import autocannon from 'autocannon';
+import { fileURLToPath } from 'node:url';
 import { startCli } from '../test/support/cli.js';
-import { exitWithPeakRss } from './support/peak-rss.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { watchOver } from '../test/support/reaper.js';
+import { exitWithPeakRss, peakRssMb } from './support/peak-rss.js';
+import { postgresPid, treeCpuSeconds } from './support/process-cpu.js';
 
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '32,8').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LONG = Number(process.env.BENCH_LONG_REQUESTS ?? 1_000_000);
+const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 5);
+const CPU_AT_EXIT = `--import=${new URL('./support/cpu-at-exit.js', import.meta.url)}`;
+const AUTOCANNON = fileURLToPath(import.meta.resolve('autocannon/autocannon.js'));
+// What paasmon sends besides the request itself, for autocannon too (fixed values).
+const ID_HEADERS = [
+  'x-correlation-id=0af76519-16cd-43dd-8448-eb211c80319c',
+  'traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+  'x-b3-traceid=0af7651916cd43dd8448eb211c80319c',
+  'x-b3-spanid=b7ad6b7169203331',
+];
 
-// The target runs in its own process so it does not share an event loop with either client.
-const target = spawn(
-  process.execPath,
-  [
-    '-e',
-    `
+/** @param {number[]} values */
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+/** @param {string} text @param {RegExp} re */
+const numberIn = (text, re) => Number(re.exec(text)?.[1]);
+/** @param {string} stderr */
+const cpuOf = (stderr) => numberIn(stderr, /cpu-seconds (\S+)/);
+
+/**
+ * The target in its own process, so it shares an event loop with neither client. With a delay,
+ * every answer waits that long, and GET /spread gives the target's own p50 and p99.9 (ms).
+ * @param {number} delayMs
+ */
+async function startTarget(delayMs) {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `
   const http = require('node:http');
-  const server = http.createServer((req, res) => res.end('ok'));
+  const times = [];
+  const delay = ${delayMs};
+  const server = http.createServer((req, res) => {
+    if (req.url === '/spread') {
+      times.sort((a, b) => a - b);
+      const at = (p) => times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)];
+      return res.end(JSON.stringify({ p50: at(0.5), p999: at(0.999) }));
+    }
+    if (!delay) return res.end('ok');
+    const start = performance.now();
+    setTimeout(() => { res.end('ok'); times.push(performance.now() - start); }, delay);
+  });
   server.keepAliveTimeout = 60000;
   server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `,
-  ],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
-);
-if (target.pid) watchOver({ pids: [target.pid] });
-const [portText] = await once(target.stdout, 'data');
-const url = `http://127.0.0.1:${String(portText).trim()}/`;
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  // The target goes with the bench, however the bench ends.
+  if (child.pid) watchOver({ pids: [child.pid] });
+  const [portText] = await once(child.stdout, 'data');
+  return { url: `http://127.0.0.1:${String(portText).trim()}/`, child };
+}
+
+/** @param {string} url @param {number} connections @param {number} [amount] requests, else SECONDS */
+async function autocannon(url, connections, amount) {
+  const args = [
+    AUTOCANNON,
+    '-c',
+    String(connections),
+    ...(amount ? ['-a', String(amount)] : ['-d', String(SECONDS)]),
+    '-j',
+  ];
+  for (const header of ID_HEADERS) args.push('-H', header);
+  const child = spawn(process.execPath, [...args, url], {
+    env: { ...process.env, NODE_OPTIONS: CPU_AT_EXIT },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  await once(child, 'close');
+  const result = JSON.parse(stdout);
+  return { rps: result.requests.total / result.duration, requests: result.requests.total, cpu: cpuOf(stderr) };
+}
+
 const db = await startTestDatabase();
-
-try {
-  console.log(`target ${url}; ${CONNECTIONS} connections, ${SECONDS} s each`);
-  const ac = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
-  console.log(
-    `autocannon:        ${Math.round(ac.requests.average)} req/s (mean of per-second samples), ` +
-      `${ac.requests.total} requests, p99 ${ac.latency.p99} ms`,
-  );
-
-  const run = startCli(['loadgen', '--url', url, '--duration', `${SECONDS}s`, '--parallel', String(CONNECTIONS)], {
-    DATABASE_URL: db.url,
-  });
+const pgPid = postgresPid(db.port);
+/** @param {string[]} args */
+async function paasmon(args) {
+  const pgBefore = treeCpuSeconds(pgPid);
+  const run = startCli(['loadgen', ...args], { DATABASE_URL: db.url, NODE_OPTIONS: CPU_AT_EXIT });
   const rss = await exitWithPeakRss(run);
-  const rps = Number(/Requests\/sec: (\S+)/.exec(run.output.stdout)?.[1]);
-  const recorded = Number(/(\d+) requests recorded/.exec(run.output.stdout)?.[1]);
-  console.log(
-    `paasmon loadgen:   ${Math.round(rps)} req/s, ${recorded} requests recorded in PostgreSQL, ` +
-      `peak RSS ${rss.toFixed(1)} MB`,
-  );
-  console.log(`paasmon / autocannon = ${(rps / ac.requests.average).toFixed(2)}`);
+  const out = run.output.stdout;
+  const recorded = numberIn(out, /(\d+) requests recorded/);
+  return {
+    out,
+    rss,
+    run: numberIn(out, /run (\d+), worker/),
+    rps: numberIn(out, /Requests\/sec: (\S+)/),
+    recorded,
+    cpu: cpuOf(run.output.stderr),
+    pgCpu: treeCpuSeconds(pgPid) - pgBefore,
+  };
+}
 
-  const long = startCli(['loadgen', '--url', url, '--requests', String(LONG), '--parallel', String(CONNECTIONS)], {
+const target = await startTarget(0);
+const slowTarget = await startTarget(DELAY_MS);
+const us = (/** @type {number} */ seconds, /** @type {number} */ n) => ((seconds / n) * 1e6).toFixed(1).padStart(6);
+try {
+  console.log(`target ${target.url} (own process); ${SECONDS} s per client per round, ${ROUNDS} rounds, medians`);
+  console.log('paasmon records every request in PostgreSQL; autocannon sends the same four id headers (fixed).');
+  // CPU per request leaves out each client's start and exit: the CPU of a one-request run.
+  const acStartup = (await autocannon(target.url, 1, 1)).cpu;
+  const pmStartup = (await paasmon(['--url', target.url, '--requests', '1'])).cpu;
+  console.log(
+    `startup + exit CPU (one request): autocannon ${acStartup.toFixed(2)} s, paasmon ${pmStartup.toFixed(2)} s`,
+  );
+  /** @type {Map<number, number>} */
+  const closedRps = new Map();
+  for (const connections of CONNECTIONS) {
+    const rounds = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const ac = await autocannon(target.url, connections);
+      const pm = await paasmon(['--url', target.url, '--duration', `${SECONDS}s`, '--parallel', String(connections)]);
+      ac.cpu -= acStartup;
+      pm.cpu -= pmStartup;
+      rounds.push({ ac, pm });
+      console.log(
+        `  c=${connections} round ${round + 1}: autocannon ${Math.round(ac.rps)} req/s ` +
+          `${us(ac.cpu, ac.requests)} us CPU/req` +
+          ` | paasmon ${Math.round(pm.rps)} req/s ${us(pm.cpu, pm.recorded)} us CPU/req, ` +
+          `PostgreSQL ${us(pm.pgCpu, pm.recorded)} us CPU/row, ${pm.recorded} recorded`,
+      );
+    }
+    const ratio = median(rounds.map((r) => r.pm.rps / r.ac.rps));
+    const cpuRatio = median(rounds.map((r) => r.pm.cpu / r.pm.recorded / (r.ac.cpu / r.ac.requests)));
+    closedRps.set(connections, median(rounds.map((r) => r.pm.rps)));
+    console.log(
+      `closed model, ${connections} connections: ` +
+        `autocannon ${Math.round(median(rounds.map((r) => r.ac.rps)))} req/s, ` +
+        `paasmon ${Math.round(median(rounds.map((r) => r.pm.rps)))} req/s (every request recorded)`,
+    );
+    console.log(`  paasmon / autocannon req/s = ${ratio.toFixed(2)}   (goal >= 0.80)`);
+    console.log(`  paasmon / autocannon CPU per request = ${cpuRatio.toFixed(2)}   (goal <= 1.30)`);
+    console.log(
+      `  PostgreSQL CPU per recorded row: ${us(median(rounds.map((r) => r.pm.pgCpu / r.pm.recorded)), 1)} us`,
+    );
+  }
+
+  // Open model at 80 % of the closed-model maximum, with at most as many connections.
+  const rate = Math.round(0.8 * /** @type {number} */ (closedRps.get(CONNECTIONS[0])));
+  const open = await paasmon([
+    ...['--url', target.url, '--duration', `${SECONDS}s`, '--rate', String(rate)],
+    ...['--connections', String(CONNECTIONS[0])],
+  ]);
+  const sentRate = numberIn(open.out, /sent (\S+) req\/s/);
+  console.log(
+    `open model --rate ${rate} (80 % of the closed maximum): sent ${sentRate} req/s = ` +
+      `${((100 * sentRate) / rate).toFixed(2)} % of the asked rate (goal within 1 %); send time after due: ` +
+      `p99 ${numberIn(open.out, /p99\s+(\S+)\s+max/)} ms (goal <= 2 ms); ` +
+      `late sends ${numberIn(open.out, /Late sends:\s+(\d+)/)}`,
+  );
+
+  // No stalls: against a target answering after a constant delay, batch writes must not show.
+  const steadyRate = Math.round(Math.min(0.5 * rate, 4000));
+  const steady = await paasmon([
+    ...['--url', slowTarget.url, '--duration', `${SECONDS}s`, '--rate', String(steadyRate)],
+    ...['--connections', '64'],
+  ]);
+  const spread = await (await fetch(`${slowTarget.url}spread`)).json();
+  const e2e = (
+    await db.query(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
+              percentile_cont(0.999) WITHIN GROUP (ORDER BY duration_ms) AS p999
+       FROM loadgen_requests WHERE run_id = $1`,
+      [steady.run],
+    )
+  ).rows[0];
+  console.log(
+    `no stalls: --rate ${steadyRate} against a ${DELAY_MS} ms target: e2e p50 ${e2e.p50.toFixed(2)} ms, ` +
+      `p99.9 ${e2e.p999.toFixed(2)} ms; ` +
+      `the target's own p50 ${spread.p50.toFixed(2)}, p99.9 ${spread.p999.toFixed(2)} ms; ` +
+      `p99.9 - p50 - target spread = ${(e2e.p999 - e2e.p50 - (spread.p999 - spread.p50)).toFixed(2)} ms (goal <= 1 ms)`,
+  );
+
+  // A long run: every request recorded, memory flat.
+  const rssSamples = [];
+  const longRun = startCli(['loadgen', '--url', target.url, '--requests', String(LONG), '--parallel', '32'], {
     DATABASE_URL: db.url,
   });
-  const longRss = await exitWithPeakRss(long);
-  const stored = (
-    await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = (SELECT max(id) FROM test_runs)')
-  ).rows[0].n;
+  const sampler = setInterval(() => {
+    try {
+      rssSamples.push(peakRssMb(/** @type {number} */ (longRun.child.pid)));
+    } catch {
+      /* exited */
+    }
+  }, 1000);
+  const longPeak = await exitWithPeakRss(longRun);
+  clearInterval(sampler);
+  const longId = numberIn(longRun.output.stdout, /run (\d+), worker/);
+  const stored = (await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [longId])).rows[0]
+    .n;
+  const quarter = (/** @type {number} */ q) => rssSamples[Math.floor((q * (rssSamples.length - 1)) / 4)]?.toFixed(0);
   console.log(
-    `paasmon loadgen:   ${LONG} requests, ${stored} recorded, ` +
-      `${Number(/Requests\/sec: (\S+)/.exec(long.output.stdout)?.[1]).toFixed(0)} req/s, ` +
-      `peak RSS ${longRss.toFixed(1)} MB`,
+    `long run: ${LONG} requests, ${stored} recorded, ` +
+      `${numberIn(longRun.output.stdout, /Requests\/sec: (\S+)/)} req/s, ` +
+      `peak RSS ${longPeak.toFixed(1)} MB (goal < 150); peak so far at 25/50/75/100 %: ` +
+      `${[1, 2, 3, 4].map(quarter).join(' / ')} MB`,
   );
 } finally {
-  target.kill();
+  target.child.kill();
+  slowTarget.child.kill();
   await db.stop();
 }

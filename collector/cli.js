@@ -169,7 +169,7 @@ export function createProgram(deps, setExitCode) {
     .option('-H, --header <h...>', 'extra header "Name: value"')
     .option('--body <text>', 'request body')
     .option('--timeout <d>', 'per-request timeout (10s)')
-    .option('--connections <c>', 'keep-alive connections (default: --parallel)')
+    .option('--connections <c>', 'at most c keep-alive connections, opened as needed (--parallel; --rate: 100)')
     .option('--start-at <time>', 'wait until this time (ISO 8601), so several workers start together')
     .option('--worker <name>', 'worker name (default: instance-$CF_INSTANCE_INDEX, or host-pid)')
     .option('--max-error-ratio <x>', 'exit 1 when the error ratio is above x')

@@ -97,7 +97,19 @@
  * @typedef {object} Page
  * @property {RecordKind} kind
  * @property {PaasmonRecord[]} records
+ * @property {EncodedRows} [encoded] rows already in COPY text (then `records` is empty): the load
+ *   generator encodes each request as it completes instead of keeping an object per request
  * @property {{ source: string, position: string }} [checkpoint]
+ * @property {Promise<unknown>} [commitAfter] the page's transaction saves its checkpoint and
+ *   commits only once this settles well (the write of the page before): pages are copied in
+ *   parallel but commit in order; if it fails, this page is rolled back too
+ */
+
+/**
+ * Rows of one kind already encoded as COPY text in the kind's column order.
+ * @typedef {object} EncodedRows
+ * @property {Buffer} data
+ * @property {number} rows
  */
 
 /**

@@ -147,6 +147,12 @@ export function createPrometheusSink(options = {}) {
       labelNames: ['run', 'outcome'],
       registers: [registry],
     }),
+    recordWaits: new client.Counter({
+      name: 'paasmon_loadgen_record_waits_total',
+      help: 'Times the load generator waited for PostgreSQL: a page of requests was full and every write slot busy.',
+      labelNames: ['run'],
+      registers: [registry],
+    }),
   };
   const drain = {
     messages: new client.Counter({
@@ -230,6 +236,10 @@ export function createPrometheusSink(options = {}) {
         else if (record.kind === 'router_request') countRouterRequest(record);
         else countLoadgenRequest(record);
       }
+    },
+    /** The load generator waited for a PostgreSQL write slot. @param {number} run */
+    countRecordWait(run) {
+      loadgen.recordWaits.inc({ run: String(run) });
     },
     /** @param {number} seconds */
     setIngestLag(seconds) {

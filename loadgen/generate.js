@@ -1,9 +1,12 @@
 // The load generator: a closed model (P requests always in flight), an open model (R requests per
 // second on a fixed schedule, latency measured from the scheduled send time, so a stalled server
 // is not hidden), or a fixed count. Every request is recorded; percentiles come from an HDR histogram.
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool } from 'undici';
-import { requestIdHeaders } from './ids.js';
+//
+// The hot path does no per-request work it can avoid (bench/loadgen.bench.js profile): headers are
+// a flat list copied from a template, each request is one small handler object driven by undici's
+// dispatch callbacks (no promise, no closure), and it is handed to the recorder as plain numbers.
+import { Connections } from './connections.js';
+import { drawIds, headerTemplate } from './ids.js';
 import { createStats } from './stats.js';
 
 /**
@@ -13,13 +16,12 @@ import { createStats } from './stats.js';
  * @property {Record<string, string>} headers
  * @property {string | undefined} body
  * @property {number} timeoutMs
- * @property {number} connections
+ * @property {number} connections at most this many keep-alive connections, opened as needed
  * @property {number | undefined} requests stop after this many
  * @property {number | undefined} durationMs stop sending after this long
  * @property {number} parallel closed model: requests in flight
  * @property {number | undefined} rate open model: requests per second
  * @property {string} correlationHeader
-
  */
 
 /** @param {unknown} err */
@@ -40,121 +42,220 @@ export function errorKind(err) {
 
 /**
  * @typedef {object} LoadHooks
- * @property {(request: import('../core/types.js').LoadgenRequest) => void | Promise<void>} record
+ * @property {(correlationId: string, startedAtMs: number, durationMs: number, status: number,
+ *   error: string | null) => Promise<void> | undefined} record every request, as it completes;
+ *   `startedAtMs` is the wall-clock due (open model) or send (closed model) time since 1970. A
+ *   promise means "wait before sending more" (the recorder's back-pressure).
  * @property {AbortSignal} [signal]
  * @property {(stats: import('./stats.js').Stats, elapsedMs: number) => void} [onProgress]
  */
+
+/** One request in flight: undici's dispatch handler interface, methods on the prototype. */
+class Exchange {
+  /** @param {Load} load @param {number} dueAt performance.now() of the intended send @param {string} id */
+  constructor(load, dueAt, id) {
+    this.load = load;
+    this.dueAt = dueAt;
+    this.id = id;
+    this.sentAt = performance.now();
+    /** @type {import('undici').Client | undefined} set by Connections */
+    this.client = undefined;
+    this.status = 0;
+  }
+
+  onConnect() {
+    // Called by undici just before it writes the request: the real send time.
+    this.sentAt = performance.now();
+  }
+
+  /** @param {number} status */
+  onHeaders(status) {
+    this.status = status;
+    return true;
+  }
+
+  onData() {
+    return true;
+  }
+
+  onComplete() {
+    this.load.done(this, null);
+  }
+
+  /** @param {Error} err */
+  onError(err) {
+    this.load.done(this, err);
+  }
+}
+
+/** The state of one run: the connections, the statistics, what is in flight. */
+class Load {
+  /** @param {LoadOptions} options @param {LoadHooks} hooks */
+  constructor(options, hooks) {
+    const target = new URL(options.url);
+    this.options = options;
+    this.hooks = hooks;
+    this.path = `${target.pathname}${target.search}`;
+    this.connections = new Connections(target.origin, options.connections, { damped: Boolean(options.rate) });
+    this.headers = headerTemplate(options.headers, options.correlationHeader);
+    this.stats = createStats();
+    this.clockStart = performance.now();
+    // Wall-clock time of a performance.now() reading: one Date.now() for the whole run.
+    this.epochOffset = Date.now() - this.clockStart;
+    this.deadline = options.durationMs !== undefined ? this.clockStart + options.durationMs : Infinity;
+    this.sent = 0;
+    this.inFlight = 0;
+    /** Open model: the recorder asked to wait; sending resumes when this settles. */
+    /** @type {Promise<void> | undefined} */
+    this.recordWait = undefined;
+    /** @type {(exchange: Exchange) => void} called when a request completed */
+    this.onDone = () => {};
+  }
+
+  more() {
+    return (
+      !this.hooks.signal?.aborted &&
+      (this.options.requests === undefined || this.sent < this.options.requests) &&
+      performance.now() < this.deadline
+    );
+  }
+
+  /** @param {number} dueAt */
+  send(dueAt) {
+    this.sent += 1;
+    this.inFlight += 1;
+    const { id, headers } = drawIds(this.headers);
+    const exchange = new Exchange(this, dueAt, id);
+    this.connections.dispatch(
+      {
+        path: this.path,
+        method: /** @type {any} */ (this.options.method),
+        headers,
+        body: this.options.body,
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.timeoutMs,
+      },
+      /** @type {any} */ (exchange),
+    );
+  }
+
+  /** @param {Exchange} exchange @param {Error | null} err */
+  done(exchange, err) {
+    this.inFlight -= 1;
+    // undici fails all of a connection's requests in one loop and must not be handed a new one
+    // meanwhile (it asserts so): after an error the connection is reused a microtask later.
+    if (err) queueMicrotask(() => this.connections.release(exchange));
+    else this.connections.release(exchange);
+    const end = performance.now();
+    const durationMs = end - exchange.dueAt;
+    const status = err ? 0 : exchange.status;
+    const error = err ? errorKind(err) : null;
+    this.stats.record(durationMs, status, error);
+    const startedAtMs = exchange.dueAt + this.epochOffset;
+    // While the recorder has the generator wait, no loop sends (the bound holds for all of them).
+    const wait = this.hooks.record(exchange.id, startedAtMs, durationMs, status, error) ?? this.recordWait;
+    if (wait) this.waitThen(wait, exchange);
+    else this.onDone(exchange);
+  }
+
+  /** @param {Promise<void>} wait @param {Exchange} exchange */
+  waitThen(wait, exchange) {
+    this.recordWait = wait;
+    wait.then(
+      () => {
+        if (this.recordWait === wait) this.recordWait = undefined;
+        this.onDone(exchange);
+      },
+      // The recorder reports its own failure at the end; the load stops waiting for it.
+      () => {
+        if (this.recordWait === wait) this.recordWait = undefined;
+        this.onDone(exchange);
+      },
+    );
+  }
+}
+
+/**
+ * Closed model: `parallel` loops, each sending its next request when its last one completed.
+ * @param {Load} load @returns {Promise<void>}
+ */
+function closedModel(load) {
+  return new Promise((resolve) => {
+    load.onDone = () => {
+      if (load.more()) load.send(performance.now());
+      else if (load.inFlight === 0) resolve();
+    };
+    for (let i = 0; i < load.options.parallel && load.more(); i++) load.send(performance.now());
+    if (load.inFlight === 0) resolve();
+  });
+}
+
+/**
+ * Open model: request i is due at start + i / rate, whether or not earlier ones returned. A timer
+ * wakes the scheduler at the next due time (at least every millisecond), it sends everything due,
+ * never early; the delay between due and actual send is measured (send-time error). Connections
+ * are opened as needed up to the maximum; beyond it a request waits for one, and is sent late.
+ * @param {Load} load @param {number} rate @returns {Promise<void>}
+ */
+function openModel(load, rate) {
+  const interval = 1000 / rate;
+  let next = 0;
+  let scheduling = true;
+  return new Promise((resolve) => {
+    const finishIfIdle = () => {
+      if (!scheduling && load.inFlight === 0 && !load.recordWait) resolve();
+    };
+    load.onDone = (exchange) => {
+      load.stats.recordSend(exchange.sentAt - exchange.dueAt);
+      finishIfIdle();
+    };
+    const tick = () => {
+      if (load.recordWait) {
+        load.recordWait.then(tick, tick);
+        return;
+      }
+      const now = performance.now();
+      for (;;) {
+        const dueAt = load.clockStart + next * interval;
+        if (dueAt >= load.deadline || !load.more()) {
+          scheduling = false;
+          finishIfIdle();
+          return;
+        }
+        if (dueAt > now) {
+          // Timers fire on whole milliseconds, up to one early: wake a little before, then again
+          // a millisecond later. No busy wait (setImmediate): spinning took the CPU the target
+          // and PostgreSQL needed on a small machine and halved the rate kept.
+          setTimeout(tick, Math.max(1, dueAt - now - 1));
+          return;
+        }
+        next += 1;
+        load.send(dueAt);
+      }
+    };
+    tick();
+  });
+}
 
 /**
  * @param {LoadOptions} options
  * @param {LoadHooks} hooks
  */
 export async function generateLoad(options, hooks) {
-  const target = new URL(options.url);
-  const path = `${target.pathname}${target.search}`;
-  const pool = new Pool(target.origin, { connections: options.connections, keepAliveTimeout: 30_000, pipelining: 1 });
-  const stats = createStats();
-  const wallStart = Date.now();
-  const clockStart = performance.now();
-  /** Wall-clock time of a performance.now() reading, in whole ms (PostgreSQL keeps microseconds). */
-  const wallAt = (/** @type {number} */ t) => new Date(wallStart + (t - clockStart));
-  let sent = 0;
-  const deadline = options.durationMs !== undefined ? clockStart + options.durationMs : Infinity;
-  const more = () =>
-    !hooks.signal?.aborted &&
-    (options.requests === undefined || sent < options.requests) &&
-    performance.now() < deadline;
-
-  /**
-   * One request through undici's dispatch API: about 25 % more requests per second than
-   * pool.request() here (bench/loadgen.bench.js), the body is drained without being kept.
-   * @param {Record<string, string>} idHeaders @returns {Promise<number>} status
-   */
-  function send(idHeaders) {
-    return new Promise((resolve, reject) => {
-      let status = 0;
-      pool.dispatch(
-        {
-          path,
-          method: /** @type {any} */ (options.method),
-          headers: { ...options.headers, ...idHeaders },
-          body: options.body,
-          headersTimeout: options.timeoutMs,
-          bodyTimeout: options.timeoutMs,
-        },
-        {
-          onConnect() {},
-          onHeaders(statusCode) {
-            status = statusCode;
-            return true;
-          },
-          onData() {
-            return true;
-          },
-          onComplete() {
-            resolve(status);
-          },
-          onError: reject,
-        },
-      );
-    });
-  }
-
-  /** @param {number} dueAt performance.now() of the intended send */
-  async function one(dueAt) {
-    sent += 1;
-    const { id, headers } = requestIdHeaders(options.correlationHeader);
-    let status = 0;
-    /** @type {string | null} */
-    let error = null;
-    try {
-      status = await send(headers);
-    } catch (err) {
-      error = errorKind(err);
-    }
-    const durationMs = performance.now() - dueAt;
-    stats.record(durationMs, status, error);
-    await hooks.record({
-      kind: 'loadgen_request',
-      correlationId: id,
-      startedAt: wallAt(dueAt),
-      durationMs,
-      status,
-      error,
-    });
-  }
-
+  const load = new Load(options, hooks);
   const progress = hooks.onProgress
-    ? setInterval(() => hooks.onProgress?.(stats, performance.now() - clockStart), 1000)
+    ? setInterval(() => hooks.onProgress?.(load.stats, performance.now() - load.clockStart), 1000)
     : undefined;
   try {
-    if (options.rate) {
-      // Open model: request i is due at start + i / rate, whether or not earlier ones returned.
-      const interval = 1000 / options.rate;
-      /** @type {Set<Promise<void>>} */
-      const inFlight = new Set();
-      for (let i = 0; more(); i++) {
-        const dueAt = clockStart + i * interval;
-        if (dueAt >= deadline) break;
-        // Never early: timers may fire up to a millisecond before their time.
-        for (let wait = dueAt - performance.now(); wait > 0; wait = dueAt - performance.now()) {
-          await sleep(Math.max(1, wait));
-        }
-        const p = one(dueAt).finally(() => inFlight.delete(p));
-        inFlight.add(p);
-      }
-      await Promise.all(inFlight);
-    } else {
-      // Closed model: P workers, each sends its next request when its last one returned.
-      await Promise.all(
-        Array.from({ length: options.parallel }, async () => {
-          while (more()) await one(performance.now());
-        }),
-      );
-    }
+    if (options.rate) await openModel(load, options.rate);
+    else await closedModel(load);
   } finally {
     clearInterval(progress);
-    await pool.close();
+    await load.connections.close();
   }
-  return { stats, elapsedMs: performance.now() - clockStart };
+  return {
+    stats: load.stats,
+    elapsedMs: performance.now() - load.clockStart,
+    connectionsOpened: load.connections.opened,
+  };
 }

@@ -1,7 +1,14 @@
 // Writes every load-generator request to PostgreSQL while the run goes on, through the same
-// buffered sink as the collector's samples: batches of `batchSize` or every second, so a crash
-// loses at most the batch being filled, and memory stays flat however long the run.
+// buffered sink as the collector's samples. Each request is encoded as a COPY line the moment it
+// completes, into a page buffer: no object per request outlives it. A full page (or every second)
+// goes to the sink, which writes up to `maxInFlight` pages at once while the next one fills, so a
+// slow COPY does not pause sending; only when every slot is busy does the producer wait (counted).
+// A crash loses at most the page being filled; memory stays flat however long the run.
 import { createPostgresSink } from '../exporters/postgres/sink.js';
+import { loadgenRowEncoder } from '../exporters/postgres/tables.js';
+
+/** A row is about 110 bytes; pages grow when a long worker name or error does not fit. */
+const BYTES_PER_ROW = 128;
 
 /**
  * @param {object} options
@@ -9,22 +16,68 @@ import { createPostgresSink } from '../exporters/postgres/sink.js';
  * @param {import('pino').Logger} options.log
  * @param {number} options.runId
  * @param {string} options.worker
- * @param {number} [options.batchSize]
- * @param {number} [options.flushIntervalMs]
+ * @param {number} [options.batchSize] rows per page
+ * @param {number} [options.flushIntervalMs] a partly filled page is written after this long
+ * @param {number} [options.maxInFlight] pages written at once before the producer waits
+ * @param {() => void} [options.onWait] a page was full while every slot was busy
  */
-export function createRecorder({ pool, log, runId, worker, batchSize = 2000, flushIntervalMs = 1000 }) {
-  // The producer waits instead of dropping, so the buffer never holds much more than one batch.
-  const sink = createPostgresSink({ pool, log, maxBuffered: Infinity, batchRows: batchSize, flushIntervalMs });
+export function createRecorder({
+  pool,
+  log,
+  runId,
+  worker,
+  batchSize = 2000,
+  flushIntervalMs = 1000,
+  maxInFlight = 3,
+  onWait,
+}) {
+  // The producer waits instead of dropping, so the buffer never holds more than the pages in flight.
+  const sink = createPostgresSink({ pool, log, maxBuffered: Infinity, batchRows: batchSize, maxInFlight });
+  const encode = loadgenRowEncoder({ runId, worker });
+  let page = Buffer.allocUnsafe(batchSize * BYTES_PER_ROW);
+  let bytes = 0;
+  let rows = 0;
+  let waits = 0;
+
+  /** Hands the page to the sink; a promise when the producer must wait for a free slot. */
+  function handOver() {
+    sink.writeEncoded('loadgen_request', { data: page.subarray(0, bytes), rows });
+    page = Buffer.allocUnsafe(batchSize * BYTES_PER_ROW);
+    bytes = 0;
+    rows = 0;
+    void sink.flush();
+    if (sink.writesInFlight < maxInFlight) return undefined;
+    waits += 1;
+    onWait?.();
+    return sink.room();
+  }
+
+  const timer = setInterval(() => {
+    if (rows > 0) void handOver();
+  }, flushIntervalMs);
+  timer.unref();
+
   return {
-    /** @param {import('../core/types.js').LoadgenRequest} request */
-    async record(request) {
-      request.runId = runId;
-      request.worker = worker;
-      sink.write([request]);
-      // A full batch waits for the write before it (one batch in flight, one filling).
-      if (sink.pending - sink.writing >= batchSize) await sink.flush({ wait: true });
+    /**
+     * One completed request. Returns a promise only when the producer must wait (back-pressure).
+     * @param {string} correlationId @param {number} startedAtMs since 1970, with fractions
+     * @param {number} durationMs @param {number} status 0 when no response @param {string | null} error
+     * @returns {Promise<void> | undefined}
+     */
+    record(correlationId, startedAtMs, durationMs, status, error) {
+      const line = encode(correlationId, startedAtMs, durationMs, status, error);
+      if (page.length - bytes < 3 * line.length) {
+        const bigger = Buffer.allocUnsafe(2 * page.length + 3 * line.length);
+        page.copy(bigger, 0, 0, bytes);
+        page = bigger;
+      }
+      bytes += page.write(line, bytes);
+      rows += 1;
+      return rows >= batchSize ? handOver() : undefined;
     },
     async close() {
+      clearInterval(timer);
+      if (rows > 0) handOver();
       await sink.close();
       if (sink.pending > 0) {
         const reason = sink.lastError?.message ?? 'unknown error';
@@ -33,6 +86,10 @@ export function createRecorder({ pool, log, runId, worker, batchSize = 2000, flu
     },
     get written() {
       return sink.written;
+    },
+    /** Times a full page found every write slot busy and the producer waited. */
+    get waits() {
+      return waits;
     },
   };
 }

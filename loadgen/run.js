@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateLoad } from './generate.js';
 import { createRecorder } from './recorder.js';
-import { formatProgress, formatSummary } from './summary.js';
+import { formatProgress, formatSchedule, formatSummary, formatWaits } from './summary.js';
 import { summaryJson, writeSummary } from './summary-export.js';
 
 /**
@@ -20,13 +20,14 @@ import { summaryJson, writeSummary } from './summary-export.js';
  * @property {AbortSignal} [signal] stops sending (the run still ends with its summary)
  * @property {(request: import('../core/types.js').LoadgenRequest) => void} [observe] e.g. Prometheus
  * @property {(line: string) => void} [progress] a live line every second
+ * @property {() => void} [recordWait] the recorder made the generator wait (e.g. a Prometheus counter)
  */
 
 /**
  * @param {import('pg').Pool} pool @param {number} runId @param {RunOptions} options @param {RunContext} ctx
  * @returns {Promise<number>} exit code: 1 when a check failed
  */
-export async function runLoad(pool, runId, options, { log, out, signal, observe, progress }) {
+export async function runLoad(pool, runId, options, { log, out, signal, observe, progress, recordWait }) {
   if (options.startAt) {
     const waitMs = Date.parse(options.startAt) - Date.now();
     if (waitMs > 0) {
@@ -35,14 +36,18 @@ export async function runLoad(pool, runId, options, { log, out, signal, observe,
       await sleep(waitMs, undefined, { signal }).catch(() => {});
     }
   }
-  const recorder = createRecorder({ pool, log, runId, worker: options.worker });
-  const { stats, elapsedMs } = await generateLoad(options, {
+  const recorder = createRecorder({ pool, log, runId, worker: options.worker, onWait: recordWait });
+  /** @type {import('./generate.js').LoadHooks['record']} */
+  const record = observe
+    ? (correlationId, startedAtMs, durationMs, status, error) => {
+        const startedAt = new Date(startedAtMs);
+        observe({ kind: 'loadgen_request', runId, correlationId, startedAt, durationMs, status, error });
+        return recorder.record(correlationId, startedAtMs, durationMs, status, error);
+      }
+    : recorder.record;
+  const { stats, elapsedMs, connectionsOpened } = await generateLoad(options, {
     signal,
-    record: (request) => {
-      const written = recorder.record(request);
-      observe?.(request);
-      return written;
-    },
+    record,
     onProgress: progress
       ? (s, elapsed) => progress(`${timeLeft(options, s.count, elapsed)}  ${formatProgress(s, elapsed)}`)
       : undefined,
@@ -53,7 +58,8 @@ export async function runLoad(pool, runId, options, { log, out, signal, observe,
     (err) => err,
   );
   out(formatSummary(stats, elapsedMs));
-  out(`\nrun ${runId}, worker ${options.worker}: ${recorder.written} requests recorded`);
+  if (options.rate) out(formatSchedule(stats, elapsedMs, { ...options, rate: options.rate, connectionsOpened }));
+  out(`\nrun ${runId}, worker ${options.worker}: ${recorder.written} requests recorded${formatWaits(recorder.waits)}`);
   if (options.summaryExport) {
     writeSummary(options.summaryExport, summaryJson(stats, elapsedMs, { ...options, runId }));
   }

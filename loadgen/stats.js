@@ -1,18 +1,25 @@
 // Running statistics of a load run: HDR histogram for percentiles (no samples kept), exact count,
-// mean and standard deviation, status codes and error kinds.
+// mean and standard deviation, status codes and error kinds; in the open model also how late each
+// request was sent against its schedule.
 import * as hdr from 'hdr-histogram-js';
 import { LATENCY_BUCKETS } from '../exporters/prometheus.js';
 
 /** Upper bounds (ms) of the latency histogram: the buckets of the Prometheus histograms. */
 export const BUCKET_BOUNDS_MS = LATENCY_BUCKETS.map((s) => s * 1000);
 
+/** A request sent more than this after its due time counts as late (the asked rate was not kept). */
+export const LATE_SEND_MS = 10;
+
+// Microseconds from 1 us to 1 h, 3 significant digits: a percentile is off by at most 0.1 %.
+const microsHistogram = () =>
+  hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
+
 export function createStats() {
-  // Microseconds from 1 us to 1 h, 3 significant digits: a percentile is off by at most 0.1 %.
-  const histogram = hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: 3_600_000_000,
-    numberOfSignificantValueDigits: 3,
-  });
+  const histogram = microsHistogram();
+  /** Open model: actual send minus due time. */
+  const sendLag = microsHistogram();
+  let sends = 0;
+  let late = 0;
   let count = 0;
   let sum = 0;
   let sumSquares = 0;
@@ -38,6 +45,28 @@ export function createStats() {
       if (status) statuses.set(status, (statuses.get(status) ?? 0) + 1);
       if (error) errors.set(error, (errors.get(error) ?? 0) + 1);
     },
+    /** Open model: how long after its due time a request was sent. @param {number} lagMs */
+    recordSend(lagMs) {
+      sends += 1;
+      if (lagMs > LATE_SEND_MS) late += 1;
+      sendLag.recordValue(Math.max(1, Math.round(lagMs * 1000)));
+    },
+    /** Requests whose send was recorded (open model). */
+    get sends() {
+      return sends;
+    },
+    /** Requests sent more than LATE_SEND_MS after their due time. */
+    get lateSends() {
+      return late;
+    },
+    /** @param {number} p 0..100 @returns {number} ms the send came after the due time */
+    sendLagPercentile(p) {
+      return sends ? sendLag.getValueAtPercentile(p) / 1000 : 0;
+    },
+    get sendLagMaxMs() {
+      return sends ? sendLag.maxValue / 1000 : 0;
+    },
+
     get count() {
       return count;
     },

@@ -1,4 +1,5 @@
 // The text a load run ends with, like hey's summary, from the run's statistics.
+import { LATE_SEND_MS } from './stats.js';
 
 /** @param {number} ms */
 const fmt = (ms) => ms.toFixed(2).padStart(10);
@@ -33,4 +34,40 @@ export function formatProgress(s, elapsedMs) {
   const p50 = s.percentile(50).toFixed(1);
   const p99 = s.percentile(99).toFixed(1);
   return `${s.count} requests  ${rate} rps  ${s.errorCount} errors  p50 ${p50} ms  p99 ${p99} ms   `;
+}
+
+/**
+ * The open model's schedule: asked and achieved rate, how late requests were sent against their
+ * due times, and, loudly, when the asked rate was not kept (as k6 reports dropped iterations).
+ * @param {import('./stats.js').Stats} stats @param {number} elapsedMs
+ * @param {{ rate: number, connections: number, connectionsOpened: number }} run
+ */
+export function formatSchedule(stats, elapsedMs, { rate, connections, connectionsOpened }) {
+  const achieved = stats.count / (elapsedMs / 1000);
+  const lines = [
+    '',
+    `Schedule (open model, --rate ${rate}):`,
+    `  Asked:        ${rate} req/s; sent ${achieved.toFixed(1)} req/s`,
+    `  Send time after due (ms): p50 ${fmt(stats.sendLagPercentile(50))}  p99 ${fmt(stats.sendLagPercentile(99))}` +
+      `  max ${fmt(stats.sendLagMaxMs)}`,
+    `  Connections:  ${connectionsOpened} opened (at most ${connections}, --connections)`,
+    `  Late sends:   ${stats.lateSends} (more than ${LATE_SEND_MS} ms after their due time)`,
+  ];
+  if (stats.lateSends > 0) {
+    const why =
+      connectionsOpened >= connections
+        ? `all ${connections} connections were busy: raise --connections, or the target is saturated`
+        : 'the generator could not keep up (CPU-bound, or waiting for PostgreSQL)';
+    const percent = ((100 * stats.lateSends) / Math.max(1, stats.sends)).toFixed(2);
+    lines.push(
+      `  WARNING: the asked rate was not kept: ${stats.lateSends} of ${stats.sends} requests (${percent} %) ` +
+        `were sent late; ${why}. Their latency counts from the due time.`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** The recorder's back-pressure, when it bit. @param {number} waits */
+export function formatWaits(waits) {
+  return waits ? `; the generator waited ${waits} times for PostgreSQL (every write slot busy)` : '';
 }

@@ -87,6 +87,9 @@ export function httpUrlFlag(text, flag) {
   return url;
 }
 
+/** The open model opens connections as needed, up to this many unless --connections says otherwise. */
+export const OPEN_MODEL_CONNECTIONS = 100;
+
 /**
  * The load generator's flags, from the command line or from a run's meta (worker).
  * @typedef {object} LoadgenFlags
@@ -127,6 +130,7 @@ export function loadgenOptions(flags, config) {
     throw new ConfigError('--requests N or --duration D is required', { variable: '--requests' });
   }
   const parallel = numberFlag(flags.parallel, '--parallel', { integer: true, min: 1 }) ?? 1;
+  const rate = numberFlag(flags.rate, '--rate', { min: 0.001 });
   const index = config.instanceIndex;
   return {
     url: url.toString(),
@@ -134,11 +138,13 @@ export function loadgenOptions(flags, config) {
     headers: headerFlags(flags.header ?? []),
     body: flags.body,
     timeoutMs: durationFlag(flags.timeout, '--timeout') ?? 10_000,
-    connections: numberFlag(flags.connections, '--connections', { integer: true, min: 1 }) ?? parallel,
+    connections:
+      numberFlag(flags.connections, '--connections', { integer: true, min: 1 }) ??
+      (rate ? OPEN_MODEL_CONNECTIONS : parallel),
     requests,
     durationMs,
     parallel,
-    rate: numberFlag(flags.rate, '--rate', { min: 0.001 }),
+    rate,
     correlationHeader: config.correlationHeader,
     runId: flags.run === undefined ? config.runId : numberFlag(flags.run, '--run', { integer: true, min: 1 }),
     startAt: flags.startAt === undefined ? undefined : timeFlag(flags.startAt, '--start-at', new Date()),

@@ -36,6 +36,8 @@ export async function serveLoadgenMetrics(port, config, log) {
   return {
     /** @param {import('../../core/types.js').LoadgenRequest} request */
     observe: (request) => sink.write([request]),
+    /** @param {number} run */
+    recordWait: (run) => sink.countRecordWait(run),
     close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
   };
 }
@@ -75,7 +77,8 @@ export function loadgenCommand(config, { log, out, err }, flags) {
       }
       const created = options.runId === undefined;
       try {
-        return await driveRun(pool, runId, created, options, { log, out, err, observe: metrics?.observe });
+        const recordWait = metrics ? () => metrics.recordWait(runId) : undefined;
+        return await driveRun(pool, runId, created, options, { log, out, err, observe: metrics?.observe, recordWait });
       } finally {
         // However the load ended (done, interrupted, failed), a run this command created is ended.
         if (created) await finishRun(pool, runId).catch((e) => log.warn({ err: e, runId }, 'loadgen: ending the run'));
@@ -105,9 +108,9 @@ async function createRun(pool, options, flags, out) {
  * @param {import('pg').Pool} pool @param {number} runId @param {boolean} created
  * @param {import('./flags.js').LoadgenOptions} options
  * @param {{ log: import('pino').Logger, out: (line: string) => void, err: (line: string) => void,
- *   observe?: (request: import('../../core/types.js').LoadgenRequest) => void }} ctx
+ *   observe?: (request: import('../../core/types.js').LoadgenRequest) => void, recordWait?: () => void }} ctx
  */
-async function driveRun(pool, runId, created, options, { log, out, err, observe }) {
+async function driveRun(pool, runId, created, options, { log, out, err, observe, recordWait }) {
   const progress = terminalProgress();
   /** @type {string | undefined} */
   let interrupted;
@@ -117,7 +120,8 @@ async function driveRun(pool, runId, created, options, { log, out, err, observe 
     err(`paasmon: ${signal}: stopping; waiting for the requests in flight (press Ctrl-C again to quit at once)`);
   });
   try {
-    const code = await runLoad(pool, runId, options, { log, out, signal: stop.signal, observe, progress });
+    const ctx = { log, out, signal: stop.signal, observe, progress, recordWait };
+    const code = await runLoad(pool, runId, options, ctx);
     out(nextSteps(runId, created));
     if (interrupted) return interrupted === 'SIGINT' ? 130 : 143;
     return code;

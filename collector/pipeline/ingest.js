@@ -20,6 +20,8 @@ import { createPageWriter } from '../../exporters/postgres/page-writer.js';
  * @property {number} [documents] documents the window held (search only)
  * @property {string} [from]
  * @property {string} [to]
+ * @property {{ source: number, write: number, wall: number }} [busyMs] search only: time each stage
+ *   was busy (reading + parsing pages, writing pages; they overlap) and the whole window took
  *
  * @typedef {object} IngestDeps
  * @property {import('pg').Pool} pool where the checkpoints are read
@@ -106,11 +108,38 @@ export async function* prefetchOne(source) {
 }
 
 /**
+ * `source`, counting how long each of its pages took to produce into `busy.source` (with
+ * prefetchOne, that time overlaps the writes).
+ * @template T @param {AsyncIterable<T>} source @param {{ source: number }} busy @returns {AsyncGenerator<T>}
+ */
+async function* timed(source, busy) {
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const started = performance.now();
+      const next = await iterator.next();
+      busy.source += performance.now() - started;
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+/**
  * Retries of a window whose search context is gone (an expired point in time, an interrupted
  * scroll); each resumes from the last committed page.
  */
 const CONTEXT_REOPENS = 3;
 const CONTEXT_LOST = new Set(['pit_expired', 'search_context_lost']);
+
+/**
+ * Pages written at once. Page n is copied while page n-1 commits and page n+1 is read; each
+ * page's transaction commits only after the one before (commitAfter), so the checkpoint still
+ * moves only past committed rows.
+ */
+const WRITES_IN_FLIGHT = 2;
 
 /**
  * Reads [from, to) and stores it. With `checkpoint`, the position moves after every committed
@@ -133,20 +162,51 @@ export async function ingestWindow(source, window, deps) {
   };
   let position = window.from;
   const writePage = deps.writePage ?? createPageWriter(deps.pool);
+  const busyMs = { source: 0, write: 0, wall: 0 };
+  const started = performance.now();
   await retry(
     async () => {
-      const pages = source.readWindow({ from: position, to: window.to, signal: window.signal });
-      for await (const page of prefetchOne(pages)) {
-        const checkpoint = window.checkpoint ? { source: window.checkpoint, position: page.lastTimestamp } : undefined;
-        const inserted = await writePage({ kind: 'router_request', records: page.records, checkpoint });
-        deps.metrics?.write(inserted);
-        result.records += page.records.length;
-        result.inserted += inserted.length;
-        result.documents = (result.documents ?? 0) + page.documents;
-        addCounts(result.skipped, page.skipped);
-        addFirsts(/** @type {Map<string, any>} */ (result.examples), page.examples);
-        for (const [reason, n] of page.skipped) deps.warn?.(reason, `${n} router-log documents skipped: ${reason}`);
-        position = page.lastTimestamp;
+      const pages = timed(source.readWindow({ from: position, to: window.to, signal: window.signal }), busyMs);
+      /** @type {Promise<void>[]} every write of this attempt, and those not awaited yet */
+      const writes = [];
+      /** @type {Promise<void>[]} */
+      const writing = [];
+      /** @type {Promise<unknown>} */
+      let previous = Promise.resolve();
+      try {
+        for await (const page of prefetchOne(pages)) {
+          const checkpoint = window.checkpoint
+            ? { source: window.checkpoint, position: page.lastTimestamp }
+            : undefined;
+          const writeStarted = performance.now();
+          const write = writePage({
+            kind: 'router_request',
+            records: page.records,
+            checkpoint,
+            commitAfter: previous,
+          }).then((inserted) => {
+            busyMs.write += performance.now() - writeStarted;
+            deps.metrics?.write(inserted);
+            result.records += page.records.length;
+            result.inserted += inserted.length;
+            result.documents = (result.documents ?? 0) + page.documents;
+            addCounts(result.skipped, page.skipped);
+            addFirsts(/** @type {Map<string, any>} */ (result.examples), page.examples);
+            for (const [reason, n] of page.skipped) deps.warn?.(reason, `${n} router-log documents skipped: ${reason}`);
+            position = page.lastTimestamp;
+          });
+          // Awaited below, in order; until then a failure must not count as unhandled.
+          write.catch(() => {});
+          previous = write;
+          writes.push(write);
+          writing.push(write);
+          if (writing.length >= WRITES_IN_FLIGHT) await writing.shift();
+        }
+        while (writing.length) await writing.shift();
+      } finally {
+        // A failed read or write: the writes in flight end (committed or rolled back) before a retry
+        // resumes from `position`, the last committed page.
+        await Promise.allSettled(writes);
       }
     },
     {
@@ -158,6 +218,8 @@ export async function ingestWindow(source, window, deps) {
       },
     },
   );
+  busyMs.wall = performance.now() - started;
+  result.busyMs = busyMs;
   if (window.checkpoint) {
     const checkpoint = { source: window.checkpoint, position: window.to };
     await writePage({ kind: 'router_request', records: [], checkpoint });
@@ -170,6 +232,7 @@ export async function ingestWindow(source, window, deps) {
  * @param {import('../sources/router-logs/index.js').RouterLogSource} source
  * @param {{ now: Date, delayMs: number, lookbackMs: number, signal?: AbortSignal }} options
  * @param {IngestDeps} deps
+ * @returns {Promise<IngestResult>}
  */
 export async function ingestIncrement(source, options, deps) {
   const to = new Date(options.now.getTime() - options.delayMs).toISOString();

@@ -3,20 +3,11 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import copyStreams from 'pg-copy-streams';
+import { copyValue } from './copy-text.js';
+
+export { copyTimestamp, copyValue } from './copy-text.js';
 
 /** @typedef {import('./tables.js').TableSpec} TableSpec */
-
-/**
- * One value in COPY text format: \N for null, ISO time for dates, backslash escapes.
- * @param {unknown} value
- */
-export function copyValue(value) {
-  if (value === null || value === undefined) return '\\N';
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '\\N';
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return text.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
-}
 
 /** One COPY line of a record. @param {TableSpec} spec @param {unknown} record */
 export function copyLine(spec, record) {
@@ -45,9 +36,19 @@ function* chunked(lines, count = { lines: 0 }) {
 }
 
 /**
+ * COPY text as a stream: rows already encoded (one Buffer), or lines joined into chunks.
+ * @param {Iterable<string> | Buffer} rows @param {{ lines: number }} [count] counts the rows
+ */
+function copySource(rows, count) {
+  if (!Buffer.isBuffer(rows)) return Readable.from(chunked(rows, count));
+  if (count) for (let i = rows.indexOf(10); i >= 0; i = rows.indexOf(10, i + 1)) count.lines += 1;
+  return Readable.from([rows]);
+}
+
+/**
  * COPY `lines` into a staging table, then insert the rows not already present. Runs inside the
  * caller's transaction.
- * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string>} lines
+ * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | Buffer} lines
  * @returns {Promise<any[]>} the rows inserted now, with the spec's `returning` columns
  */
 export async function copyInsert(client, spec, lines) {
@@ -57,10 +58,7 @@ export async function copyInsert(client, spec, lines) {
     `CREATE TEMP TABLE IF NOT EXISTS ${staging} (LIKE ${spec.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,
   );
   const count = { lines: 0 };
-  await pipeline(
-    Readable.from(chunked(lines, count)),
-    client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN`)),
-  );
+  await pipeline(copySource(lines, count), client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN`)));
   const returning = spec.returning ? ` RETURNING ${spec.returning.map(([c]) => c).join(', ')}` : '';
   // DO NOTHING also skips a row that appears twice in one batch (no DISTINCT, no sort needed).
   const result = await client.query(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM ${staging}
@@ -80,11 +78,11 @@ export async function copyInsert(client, spec, lines) {
 /**
  * COPY straight into the table, for rows that cannot exist yet (fresh random keys). Runs inside
  * the caller's transaction.
- * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string>} lines
+ * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | Buffer} lines
  */
 export async function copyNew(client, spec, lines) {
   await pipeline(
-    Readable.from(chunked(lines)),
+    copySource(lines),
     client.query(copyStreams.from(`COPY ${spec.table} (${columnList(spec)}) FROM STDIN`)),
   );
 }

@@ -11,16 +11,17 @@ const UNIQUE_VIOLATION = '23505';
  * @returns {import('../../core/types.js').PageWriter}
  */
 export function createPageWriter(pool) {
-  return async function writePage({ kind, records, checkpoint }) {
+  return async function writePage({ kind, records, encoded, checkpoint, commitAfter }) {
     const spec = tableOf(kind);
-    const lines = () => records.map((record) => copyLine(spec, record));
+    const lines = () => encoded?.data ?? records.map((record) => copyLine(spec, record));
     const keyed = () =>
       inTransaction(pool, async (client) => {
-        const rows = records.length ? await copyInsert(client, spec, lines()) : [];
+        const rows = records.length || encoded?.rows ? await copyInsert(client, spec, lines()) : [];
+        await commitAfter;
         if (checkpoint) await saveCheckpoint(client, checkpoint);
         return rows.map((row) => recordOf(kind, spec, row));
       });
-    if (!spec.freshKeys || checkpoint) return keyed();
+    if (!spec.freshKeys || checkpoint || commitAfter) return keyed();
     try {
       await inTransaction(pool, (client) => copyNew(client, spec, lines()));
       return records;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { copyLine, copyValue } from '../../exporters/postgres/copy.js';
-import { tableOf } from '../../exporters/postgres/tables.js';
+import { copyLine, copyTimestamp, copyValue } from '../../exporters/postgres/copy.js';
+import { loadgenRowEncoder, tableOf } from '../../exporters/postgres/tables.js';
 
 describe('copyValue (COPY text format)', () => {
   for (const [value, text] of /** @type {Array<[unknown, string]>} */ ([
@@ -54,4 +54,47 @@ describe('copyLine', () => {
 
   it('refuses a kind that has no table', () =>
     assert.throws(() => tableOf('nope'), /no table for records of kind nope/));
+});
+
+describe('copyTimestamp', () => {
+  it('keeps microseconds and agrees with Date for whole milliseconds', () => {
+    const at = Date.parse('2026-11-22T10:00:00.123Z');
+    assert.equal(copyTimestamp(at + 0.456), '2026-11-22T10:00:00.123456Z');
+    for (const ms of [0, 1, 999, 59_999, 86_399_999]) {
+      const t = Date.parse('2026-11-22T00:00:00Z') + ms;
+      assert.equal(copyTimestamp(t), new Date(t).toISOString().replace('Z', '000Z'));
+    }
+  });
+
+  it('rounds to the microsecond across a second boundary', () => {
+    const at = Date.parse('2026-11-22T10:00:00Z');
+    assert.equal(copyTimestamp(at - 0.0002), '2026-11-22T10:00:00.000000Z');
+    assert.equal(copyTimestamp(at - 0.001), '2026-11-22T09:59:59.999999Z');
+  });
+});
+
+describe('loadgenRowEncoder', () => {
+  it('writes the same row as the generic column mapper', () => {
+    const encode = loadgenRowEncoder({ runId: 7, worker: 'w\t1' });
+    const startedAt = Date.parse('2026-11-22T10:00:00.250Z');
+    for (const [status, error] of /** @type {Array<[number, string | null]>} */ ([
+      [200, null],
+      [0, 'timeout'],
+    ])) {
+      const fast = encode('b8fb3d83-ae6a-43ca-5b91-591aadde8c06', startedAt, 12.5, status, error).split('\t');
+      const generic = copyLine(tableOf('loadgen_request'), {
+        runId: 7,
+        correlationId: 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06',
+        startedAt: new Date(startedAt),
+        durationMs: 12.5,
+        status,
+        error,
+        worker: 'w\t1',
+      }).split('\t');
+      assert.equal(Date.parse(fast[2]), Date.parse(generic[2]));
+      fast.splice(2, 1);
+      generic.splice(2, 1);
+      assert.deepEqual(fast, generic);
+    }
+  });
 });

@@ -62,6 +62,12 @@ describe('loadgenOptions', () => {
     assert.match(options.worker, /-\d+$/);
   });
 
+  it('open model: at most 100 connections unless --connections says otherwise', () => {
+    assert.equal(loadgenOptions({ url: 'http://h/', duration: '1s', rate: '50' }, config).connections, 100);
+    const given = loadgenOptions({ url: 'http://h/', duration: '1s', rate: '50', connections: '3' }, config);
+    assert.equal(given.connections, 3);
+  });
+
   it('run and worker name from the configuration (RUN_ID, CF_INSTANCE_INDEX), a flag wins', () => {
     const fromConfig = loadgenOptions({ url: 'http://h/', duration: '1s' }, { ...config, runId: 4, instanceIndex: 2 });
     assert.equal(fromConfig.runId, 4);

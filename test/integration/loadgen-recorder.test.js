@@ -1,0 +1,225 @@
+// The load generator's recorder and schedule, in process, against a local HTTP server and a real
+// PostgreSQL: pages written while sending goes on, back-pressure only at the bound (counted), and
+// the open model's send-time error.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { once } from 'node:events';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import pino from 'pino';
+import { migrate } from '../../exporters/postgres/migrate.js';
+import { createPrometheusSink } from '../../exporters/prometheus.js';
+import { generateLoad } from '../../loadgen/generate.js';
+import { createRecorder } from '../../loadgen/recorder.js';
+import { runCli } from '../support/cli.js';
+import { startTestDatabase } from '../support/database.js';
+
+const log = pino({ level: 'silent' });
+
+/** A server answering at once; it notes when each request arrived (performance.now()). */
+async function startServer() {
+  /** @type {number[]} */
+  const arrivals = [];
+  const server = http.createServer((req, res) => {
+    arrivals.push(performance.now());
+    res.end('ok');
+  });
+  server.keepAliveTimeout = 30_000;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/`,
+    arrivals,
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+/** @param {Partial<import('../../loadgen/generate.js').LoadOptions>} options */
+const loadOptions = (options) => ({
+  method: 'GET',
+  headers: {},
+  body: undefined,
+  timeoutMs: 5000,
+  connections: 10,
+  requests: undefined,
+  durationMs: undefined,
+  parallel: 1,
+  rate: undefined,
+  correlationHeader: 'X-Correlation-Id',
+  url: '',
+  ...options,
+});
+
+describe('load generator recorder and schedule', () => {
+  /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
+  let db;
+  /** @type {pg.Pool} */
+  let pool;
+  /** @type {Awaited<ReturnType<typeof startServer>>} */
+  let server;
+  before(async () => {
+    db = await startTestDatabase();
+    await migrate(db.pool, log);
+    pool = new pg.Pool({ connectionString: db.url, max: 4 });
+    server = await startServer();
+  });
+  after(async () => {
+    server.close();
+    await pool.end();
+    await db.stop();
+  });
+
+  const newRun = async () =>
+    Number((await db.query("INSERT INTO test_runs (label, app_name) VALUES ('t', 'a') RETURNING id")).rows[0].id);
+
+  it('a COPY held up by a lock does not slow sending until every write slot is busy; then the waits are counted', async () => {
+    const runId = await newRun();
+    const lock = new pg.Client({ connectionString: db.url });
+    await lock.connect();
+    // COPY needs ROW EXCLUSIVE: it waits until this transaction ends.
+    await lock.query('BEGIN; LOCK TABLE loadgen_requests IN SHARE MODE');
+    const metrics = createPrometheusSink();
+    const recorder = createRecorder({
+      pool,
+      log,
+      runId,
+      worker: 'w',
+      batchSize: 20,
+      maxInFlight: 2,
+      flushIntervalMs: 60_000,
+      onWait: () => {
+        metrics.countRecordWait(runId);
+        sentBeforeWait ??= server.arrivals.length - arrivalsBefore;
+      },
+    });
+    const rate = 200;
+    const arrivalsBefore = server.arrivals.length;
+    /** @type {number | undefined} requests the server had seen when the generator first waited */
+    let sentBeforeWait;
+    let releasedAt = Infinity;
+    const started = performance.now();
+    // Pages 1 and 2 (requests 1-40) are written into the lock; page 3 is full when request 60
+    // completes (about 300 ms), both slots busy: sending waits until the lock goes at 1000 ms.
+    const release = setTimeout(() => {
+      releasedAt = performance.now();
+      void lock.query('COMMIT');
+    }, 1000);
+    const { stats } = await generateLoad(loadOptions({ url: server.url, rate, requests: 120 }), {
+      record: recorder.record,
+    });
+    clearTimeout(release);
+    await recorder.close();
+    await lock.end();
+
+    const arrivals = server.arrivals.slice(arrivalsBefore);
+    const k = /** @type {number} */ (sentBeforeWait);
+    assert.ok(k >= 60, `sending went on while 2 pages were stuck, until the third was full (${k} sent)`);
+    // Margins for a busy machine: on time means well under the 700 ms the bound costs.
+    const lateness = arrivals.map((at, i) => at - started - (i * 1000) / rate);
+    const worst = Math.max(...lateness.slice(0, k - 5));
+    assert.ok(worst < 250, `requests before the bound went out on time (worst ${worst} ms late)`);
+    // The few in flight when the wait began still arrive; everything after waited for the lock.
+    const early = arrivals.slice(k + 10).filter((at) => at < releasedAt).length;
+    assert.equal(early, 0, `${early} requests sent past the bound before the lock went`);
+    assert.ok(recorder.waits >= 1);
+    const text = await metrics.registry.getSingleMetricAsString('paasmon_loadgen_record_waits_total');
+    assert.match(text, new RegExp(`paasmon_loadgen_record_waits_total\\{run="${runId}"\\} ${recorder.waits}\\n?$`));
+    assert.ok(stats.lateSends >= 38, `${stats.lateSends} requests sent late, counted`);
+    const stored = await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [runId]);
+    assert.equal(stored.rows[0].n, 120, 'every request recorded');
+  });
+
+  it('the open model measures how late each request was sent against its schedule', async () => {
+    const rate = 200;
+    const arrivalsBefore = server.arrivals.length;
+    // The event loop is blocked for 150 ms from 300 ms on: requests due meanwhile go out late.
+    const stall = setTimeout(() => {
+      const until = performance.now() + 150;
+      while (performance.now() < until);
+    }, 300);
+    const { stats } = await generateLoad(loadOptions({ url: server.url, rate, requests: 200 }), {
+      record: () => undefined,
+    });
+    clearTimeout(stall);
+    assert.equal(stats.sends, 200);
+    // Independently, from when the server saw each request: lateness against the schedule, taking
+    // the least late request as on time.
+    const seen = server.arrivals.slice(arrivalsBefore).map((at, i) => at - (i * 1000) / rate);
+    const onTime = Math.min(...seen);
+    const lateness = seen.map((at) => at - onTime);
+    const late = lateness.filter((ms) => ms > 10).length;
+    // The stall alone makes about 28 late (due in its first 140 ms); a busy machine adds its own.
+    assert.ok(late >= 27, `${late} requests arrived late`);
+    assert.ok(
+      Math.abs(stats.lateSends - late) <= 3 + 0.1 * late,
+      `${stats.lateSends} late sends counted, ${late} seen`,
+    );
+    const worst = Math.max(...lateness);
+    assert.ok(
+      Math.abs(stats.sendLagMaxMs - worst) <= Math.max(10, 0.1 * worst),
+      `worst send ${stats.sendLagMaxMs} ms late, ${worst} seen`,
+    );
+    // Latency counts from the due time: the stalled requests show it although the server answered at once.
+    assert.ok(stats.maxMs >= 140, `max latency ${stats.maxMs} ms`);
+  });
+
+  it('the open model opens connections as the load needs them, up to the maximum', async () => {
+    const slow = http.createServer((req, res) => setTimeout(() => res.end('ok'), 20));
+    slow.listen(0, '127.0.0.1');
+    await once(slow, 'listening');
+    const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (slow.address()).port}/`;
+    try {
+      // 20 ms per answer at 200/s needs about 4 connections; allowed up to 50.
+      const grown = await generateLoad(loadOptions({ url, rate: 200, requests: 200, connections: 50 }), {
+        record: () => undefined,
+      });
+      assert.ok(grown.connectionsOpened >= 3 && grown.connectionsOpened < 50, `${grown.connectionsOpened} connections`);
+      // Capped at 1: a request waits for the one before, and the schedule slips (counted).
+      const capped = await generateLoad(loadOptions({ url, rate: 200, requests: 100, connections: 1 }), {
+        record: () => undefined,
+      });
+      assert.equal(capped.connectionsOpened, 1);
+      assert.ok(capped.stats.lateSends > 80, `${capped.stats.lateSends} late sends`);
+    } finally {
+      slow.close();
+    }
+  });
+
+  it('loadgen --rate opens connections as needed; a rate it cannot keep is reported with the count of late sends', async () => {
+    // 2-10 ms per answer: 200/s needs about 2 connections, which the open model opens by itself.
+    let n = 0;
+    const app = http.createServer((req, res) => setTimeout(() => res.end('ok'), 2 + (n++ % 9)));
+    app.listen(0, '127.0.0.1');
+    await once(app, 'listening');
+    const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (app.address()).port}/`;
+    try {
+      const kept = await runCli(['loadgen', '--url', url, '--requests', '400', '--rate', '200'], {
+        DATABASE_URL: db.url,
+      });
+      assert.equal(kept.code, 0, kept.stderr);
+      const opened = Number(/Connections:\s+(\d+) opened \(at most 100, --connections\)/.exec(kept.stdout)?.[1]);
+      assert.ok(opened >= 2, kept.stdout);
+      const sent = Number(/sent (\S+) req\/s/.exec(kept.stdout)?.[1]);
+      assert.ok(sent > 190 && sent <= 201, `sent ${sent} req/s of 200 asked`);
+      const p95 = Number(/p95\s+(\S+)/.exec(kept.stdout)?.[1]);
+      // A queue in the generator (one connection) made it 392 ms; a busy machine adds some.
+      assert.ok(p95 < 250, `p95 ${p95} ms: the target's time, not a queue in the generator`);
+
+      const capped = await runCli(
+        ['loadgen', '--url', url, '--requests', '100', '--rate', '200', '--connections', '1'],
+        { DATABASE_URL: db.url },
+      );
+      assert.equal(capped.code, 0, capped.stderr);
+      const warning =
+        /WARNING: the asked rate was not kept: (\d+) of 100 requests \(\S+ %\) were sent late; all 1 connections were busy/;
+      const late = Number(warning.exec(capped.stdout)?.[1]);
+      assert.ok(late > 50, capped.stdout);
+      assert.match(capped.stdout, new RegExp(`Late sends:\\s+${late} \\(more than 10 ms after their due time\\)`));
+    } finally {
+      app.close();
+    }
+  });
+});

@@ -1,0 +1,68 @@
+// The page writer's ordering contract (commitAfter): a page copied while the one before it is
+// still being written commits only after that one, and is rolled back with it when it fails.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { migrate } from '../../exporters/postgres/migrate.js';
+import { createPageWriter } from '../../exporters/postgres/page-writer.js';
+import { startTestDatabase } from '../support/database.js';
+
+/** @param {string} id */
+const request = (id) =>
+  /** @type {import('../../core/types.js').RouterRequest} */ ({
+    kind: 'router_request',
+    receivedAt: '2026-11-22T10:00:00.000001Z',
+    appGuid: 'g',
+    vcapRequestId: id,
+  });
+
+/** A promise settled from outside. */
+function deferred() {
+  /** @type {(value?: unknown) => void} */
+  let resolve = () => {};
+  /** @type {(err: Error) => void} */
+  let reject = () => {};
+  const promise = new Promise((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+describe('page writer commitAfter', () => {
+  /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
+  let db;
+  before(async () => {
+    db = await startTestDatabase();
+    await migrate(db.pool, pino({ level: 'silent' }));
+  });
+  after(() => db.stop());
+
+  const stored = async () =>
+    (await db.query('SELECT vcap_request_id FROM router_requests ORDER BY 1')).rows.map((r) => r.vcap_request_id);
+  const position = async () =>
+    (await db.query("SELECT position FROM ingest_checkpoints WHERE source = 't'")).rows[0]?.position;
+
+  it('commits rows and checkpoint only after the page before, and not at all when it failed', async () => {
+    const writePage = createPageWriter(db.pool);
+    const previous = deferred();
+    const page = { kind: /** @type {const} */ ('router_request'), checkpoint: { source: 't', position: 'p2' } };
+    const failing = writePage({ ...page, records: [request('a')], commitAfter: previous.promise });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(await stored(), [], 'copied, not committed, while the page before is pending');
+    assert.equal(await position(), undefined);
+    previous.reject(new Error('page 1 failed'));
+    await assert.rejects(failing, /page 1 failed/);
+    assert.deepEqual(await stored(), [], 'rolled back with the page before');
+    assert.equal(await position(), undefined);
+
+    const next = deferred();
+    const committing = writePage({ ...page, records: [request('b')], commitAfter: next.promise });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(await stored(), []);
+    next.resolve();
+    assert.equal((await committing).length, 1);
+    assert.deepEqual(await stored(), ['b']);
+    assert.equal(await position(), 'p2');
+  });
+});
