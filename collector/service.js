@@ -31,11 +31,16 @@ const SHUTDOWN_BUDGET_MS = 10_000;
 const POLL_GRACE_MS = 5_000;
 
 /**
+ * @typedef {{ records: import('../core/types.js').InstanceSample[], complete: boolean, error: Error | undefined,
+ *   durationMs: number }} PollOutcome
+ */
+
+/**
  * @param {import('./config/index.js').Config} config
- * @param {{ log: import('pino').Logger }} deps
+ * @param {{ log: import('pino').Logger, onPoll?: (outcome: PollOutcome) => void }} deps onPoll: after every poll
  * @returns {Promise<{ port: number, drainTcpPort: number | undefined, stop: () => Promise<void> }>}
  */
-export async function startCollector(config, { log }) {
+export async function startCollector(config, { log, onPoll }) {
   requireCloudController(config);
   const withDrain = drainConfigured(config);
   const abort = new AbortController();
@@ -62,7 +67,8 @@ export async function startCollector(config, { log }) {
   const poller = createPoller({ source, sinks: [prometheus, postgres], metrics: self, log, signal: abort.signal });
   const job = schedule(poller, config.pollSchedule, {
     // Written in the background: a slow or absent database must not delay or skip polls.
-    afterPoll: () => {
+    afterPoll: (/** @type {PollOutcome} */ outcome) => {
+      onPoll?.(outcome);
       void schemaReady.then(async (ok) => {
         if (ok) await postgres.flush();
       });

@@ -59,6 +59,8 @@ const NETWORK_CODES = new Set([
  * @property {Record<string, string>} [headers] sent with every request (e.g. credentials)
  * @property {number} [maxRateLimitWaitMs] longest single wait a 429 may ask for
  * @property {(event: { reason: string, attempt: number, delayMs: number, url: string }) => void} [onRetry]
+ * @property {string} [setting] the setting that names the service (CF_API): an unreachable service
+ *   is named by it and its host, so the user knows what to fix
  *
  * @typedef {{ status: number, headers: Record<string, any>, data: any }} HttpResponse
  *
@@ -119,10 +121,12 @@ export function createHttp(options) {
         );
       const reason = code === 'ECONNABORTED' || code === 'ETIMEDOUT' ? 'timeout' : 'network';
       const what = code ?? /** @type {Error} */ (err).message;
-      throw new HttpError(`${request.method ?? 'GET'} ${pathOf(request.url)} failed: ${what}`, {
+      const where = options.setting ? ` (${options.setting}: ${new URL(request.url).host})` : '';
+      throw new HttpError(`${request.method ?? 'GET'} ${pathOf(request.url)} failed: ${what}${where}`, {
         reason,
         cause: err,
-        retryable: true,
+        // A name that does not resolve will not resolve in the seconds a retry waits.
+        retryable: code !== 'ENOTFOUND',
       });
     }
     const data = parseBody(response.data);

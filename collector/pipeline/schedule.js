@@ -24,7 +24,7 @@ function intervalOf(task) {
  * means the next is skipped and counted: never two polls of one source at once.
  * @param {Schedulable} poller
  * @param {string} expression
- * @param {{ afterPoll?: () => void }} [hooks]
+ * @param {{ afterPoll?: (outcome: any) => void }} [hooks] afterPoll gets what runOnce returned
  */
 export function schedule(poller, expression, hooks = {}) {
   /** @type {Promise<unknown> | undefined} */
@@ -35,8 +35,7 @@ export function schedule(poller, expression, hooks = {}) {
       if (inFlight) return;
       inFlight = poller.runOnce(context.date ?? new Date());
       try {
-        await inFlight;
-        hooks.afterPoll?.();
+        hooks.afterPoll?.(await inFlight);
       } finally {
         inFlight = undefined;
       }

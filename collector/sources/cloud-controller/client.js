@@ -23,6 +23,7 @@ export function createCloudControllerClient(cf, deps = {}) {
   const { log } = deps;
   let requests = 0;
   const http = createHttp({
+    setting: 'CF_API',
     timeoutMs: cf.timeoutMs,
     skipSslValidation: cf.skipSslValidation,
     backoff: deps.backoff,

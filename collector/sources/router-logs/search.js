@@ -49,6 +49,7 @@ export function createSearchClient(search, deps = {}) {
   else if (search.username)
     headers.Authorization = `Basic ${Buffer.from(`${search.username}:${search.password ?? ''}`).toString('base64')}`;
   const http = createHttp({
+    setting: 'SEARCH_URL',
     timeoutMs: deps.timeoutMs ?? 60_000,
     skipSslValidation: false,
     backoff: deps.backoff,
