@@ -13,9 +13,19 @@ export const printable = (text) =>
     (c) => ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 
+/** Longest data cell a terminal shows whole; md, csv, json and html keep every value whole. */
+const MAX_CELL = 28;
+
+/** @param {string} cell */
+const clipped = (cell) => (cell.length > MAX_CELL ? `${cell.slice(0, MAX_CELL - 1)}…` : cell);
+
 /** @param {import('./sections.js').Table} table */
 function alignedTable(table) {
-  const cells = [table.header, ...table.rows].map((row) => row.map(printable));
+  // The first column names the figure and stays whole; a long value (a run's meta) would make
+  // every column as wide as itself.
+  const cells = [table.header, ...table.rows].map((row) =>
+    row.map((c, i) => (i ? clipped(printable(c)) : printable(c))),
+  );
   const widths = table.header.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
   return cells
     .map((row) =>
