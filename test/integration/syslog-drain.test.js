@@ -2,13 +2,13 @@
 // syslog agent sends (test/support/syslog-agent-standin.js): HTTPS single and batched, TCP octet
 // counted and split, TLS, a message over 64 KiB, garbage, agent retries, a PostgreSQL outage.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { startCli, waitFor } from '../support/cli.js';
+import { selfSignedCertificate } from '../support/certificate.js';
 import { collectEnv, startCollect } from '../support/collect.js';
 import { startTestDatabase } from '../support/database.js';
 import { expectedRow, gorouterLine, makeRequests } from '../support/router-docs.js';
@@ -192,29 +192,7 @@ describe('paasmon collect as a syslog drain', () => {
   });
 
   it('receives syslog-tls:// with the given certificate', async () => {
-    const key = path.join(tmp, 'drain.key');
-    const cert = path.join(tmp, 'drain.crt');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-        '-days',
-        '2',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost',
-      ],
-      { stdio: 'ignore' },
-    );
+    const { key, cert } = selfSignedCertificate(tmp, 'drain');
     // The certificate as PEM text (as a user-provided service holds it), the key as a file.
     const { base, tcpPort } = await start({ DRAIN_TLS_CERT: fs.readFileSync(cert, 'utf8'), DRAIN_TLS_KEY: key });
     const truth = makeRequests(300, START, 5_000, 'tls');

@@ -8,6 +8,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { selfSignedCertificate } from '../support/certificate.js';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 
@@ -15,36 +16,16 @@ const SECRET = 'tls-test-secret-3141';
 
 describe('TLS verification on by default', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-tls-'));
-  const cert = path.join(dir, 'server.crt');
-  const key = path.join(dir, 'server.key');
   /** @type {https.Server} */
   let server;
   /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
   let plain;
   let url = '';
+  let key = '';
+  let cert = '';
   before(async () => {
     fs.chmodSync(dir, 0o755);
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-      ],
-      { stdio: 'ignore' },
-    );
+    ({ key, cert } = selfSignedCertificate(dir, 'server'));
     // Any JSON to anything: only the handshake matters here.
     server = https.createServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key) }, (req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
