@@ -4,6 +4,8 @@ import { requireCloudController } from './config/index.js';
 import { createHttpServer } from './metrics-server.js';
 import { recentCorrelationCounts } from '../exporters/postgres/queries/correlation.js';
 import {
+  EXPECTED_SKIPS,
+  addResult,
   describeVerdict,
   ingestFileIncrement,
   ingestIncrement,
@@ -246,8 +248,12 @@ function startRouterLogIngest(config, deps) {
 function startRouterLogFileIngest(config, deps) {
   const file = /** @type {string} */ (config.routerLogFile.path);
   const options = { appName: config.routerLogFile.appName, correlationHeader: config.correlationHeader };
-  return scheduleIngest(config, 'router-log-file', deps, (ctx) =>
-    ingestFileIncrement(file, options, { pool: deps.pool, metrics: deps.prometheus, warn: ctx.warn }),
+  return scheduleIngest(
+    config,
+    'router-log-file',
+    deps,
+    (ctx) => ingestFileIncrement(file, options, { pool: deps.pool, metrics: deps.prometheus, warn: ctx.warn }),
+    EXPECTED_SKIPS.lines,
   );
 }
 
@@ -255,10 +261,14 @@ function startRouterLogFileIngest(config, deps) {
  * A router-log ingest job on INGEST_SCHEDULE, once the schema is in place.
  * @param {import('./config/index.js').Config} config @param {string} name @param {RouterLogIngestDeps} deps
  * @param {(ctx: import('../core/types.js').PollContext) => Promise<import('./pipeline/ingest.js').IngestResult>} ingest
+ * @param {readonly string[]} [expected] skip reasons that are not a loss (EXPECTED_SKIPS)
  */
-function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, signal }, ingest) {
-  /** @type {import('./pipeline/ingest.js').SkippedVerdict | undefined} the last run's, when it skipped too much */
-  let verdict;
+function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, signal }, ingest, expected) {
+  // Judged on everything this collector has read: an increment that only re-reads the boundary
+  // document must not clear a loss the increment before it found.
+  /** @type {import('./pipeline/ingest.js').IngestResult} */
+  const seen = { records: 0, inserted: 0, skipped: new Map(), examples: new Map() };
+  const verdict = () => skippedVerdict(seen, config.ingestMaxSkippedRatio, expected);
   const job = createJob({
     name,
     metrics: prometheus.self,
@@ -267,16 +277,16 @@ function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, sign
     work: async (ctx) => {
       if (!(await schemaReady)) return { records: 0 };
       const result = await ingest(ctx);
-      prometheus.showSkipped(result.skipped, skippedShare(result).ratio);
-      // An empty increment says nothing about the format: the last verdict stands until records arrive.
-      if (result.records || result.skipped.size) verdict = skippedVerdict(result, config.ingestMaxSkippedRatio);
-      if (verdict) ctx.log.warn({ reason: verdict.reason }, describeVerdict(verdict, config.ingestMaxSkippedRatio));
+      addResult(seen, result);
+      prometheus.showSkipped(result.skipped, skippedShare(seen, expected).ratio);
+      const tooMany = result.skipped.size ? verdict() : undefined;
+      if (tooMany) ctx.log.warn({ reason: tooMany.reason }, describeVerdict(tooMany, config.ingestMaxSkippedRatio));
       // New router rows may complete the correlation of recent runs (the views are live; the counter is not).
       prometheus.setCorrelationCounts(await recentCorrelationCounts(pool, 24));
       return result;
     },
   });
-  return { job, schedule: schedule(job, config.ingestSchedule), lastVerdict: () => verdict };
+  return { job, schedule: schedule(job, config.ingestSchedule), lastVerdict: verdict };
 }
 
 /**

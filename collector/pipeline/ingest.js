@@ -76,6 +76,17 @@ export function describeVerdict(v, maxRatio) {
   );
 }
 
+/**
+ * Adds what one ingest read to a running total (records, skipped by reason, first examples).
+ * @param {IngestResult} into @param {IngestResult} from
+ */
+export function addResult(into, from) {
+  into.records += from.records;
+  into.inserted += from.inserted;
+  addCounts(into.skipped, from.skipped);
+  if (into.examples && from.examples) addFirsts(into.examples, from.examples);
+}
+
 /** @param {Map<string, number>} into @param {Map<string, number>} from */
 function addCounts(into, from) {
   for (const [reason, n] of from) into.set(reason, (into.get(reason) ?? 0) + n);
