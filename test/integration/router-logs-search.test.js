@@ -210,11 +210,7 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
         return broken && searches > 3 ? { status: 500, body: '{"error":{"type":"node_failure"}}' } : 'pass';
       });
       t.after(() => proxy.close());
-      const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), {
-        log: silent,
-        pageSize: PAGE,
-        backoff: FAST,
-      });
+      const source = sourceFor({ SEARCH_URL: proxy.url });
       t.after(() => source.close());
       const now = new Date(Date.parse(window.to) + 30_000);
       const options = { now, delayMs: 30_000, lookbackMs: Date.parse(window.to) - START };
@@ -240,12 +236,7 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
         return stalled && searches > 2 ? 'hang' : 'pass';
       });
       t.after(() => proxy.close());
-      const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), {
-        log: silent,
-        pageSize: PAGE,
-        backoff: FAST,
-        timeoutMs: 500,
-      });
+      const source = sourceFor({ SEARCH_URL: proxy.url }, { timeoutMs: 500 });
       t.after(() => source.close());
       const options = {
         now: new Date(Date.parse(window.to) + 30_000),
@@ -255,11 +246,7 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
       await assert.rejects(ingestIncrement(source, options, { pool: db.pool }), { reason: 'timeout' });
       stalled = false;
       // The next run (the server answers again), with a timeout a loaded CI machine always meets.
-      const next = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), {
-        log: silent,
-        pageSize: PAGE,
-        backoff: FAST,
-      });
+      const next = sourceFor({ SEARCH_URL: proxy.url });
       t.after(() => next.close());
       await ingestIncrement(next, options, { pool: db.pool });
       assert.deepEqual(await rows(), expected());
@@ -276,12 +263,7 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
           return continuations === 2 ? 'lose-answer' : 'pass';
         });
         t.after(() => proxy.close());
-        const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), {
-          log: silent,
-          pageSize: PAGE,
-          backoff: FAST,
-          timeoutMs: 1500,
-        });
+        const source = sourceFor({ SEARCH_URL: proxy.url }, { timeoutMs: 1500 });
         t.after(() => source.close());
         /** @type {string[]} */
         const warnings = [];
@@ -305,11 +287,7 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
           return /** @type {const} */ ('pass');
         });
         t.after(() => proxy.close());
-        const source = createRouterLogSource(loadConfig({ SEARCH_URL: proxy.url, CF_APPS: 'shop,cart' }), {
-          log: silent,
-          pageSize: PAGE,
-          backoff: FAST,
-        });
+        const source = sourceFor({ SEARCH_URL: proxy.url });
         t.after(() => source.close());
         /** @type {string[]} */
         const warnings = [];
