@@ -10,7 +10,7 @@ import { drawIds, headerTemplate } from './ids.js';
 import { createStats } from './stats.js';
 
 /** The open model opens, before it starts, the connections answers within this long would need. */
-export const PREOPEN_LATENCY_MS = 5;
+export const PREOPEN_LATENCY_MS = 10;
 
 /**
  * @typedef {object} LoadOptions
