@@ -273,6 +273,8 @@ export async function generateLoad(options, hooks) {
   }
   return {
     stats: load.stats,
+    /** performance.now() when the load began (open model: the due time of its first request) */
+    startedAt: load.clockStart,
     elapsedMs: performance.now() - load.clockStart,
     connectionsOpened: load.connections.opened,
   };

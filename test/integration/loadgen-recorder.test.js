@@ -172,11 +172,16 @@ describe('load generator recorder and schedule', () => {
       const until = performance.now() + 150;
       while (performance.now() < until);
     }, 300);
-    const { stats } = await generateLoad(loadOptions({ url: server.url, rate, requests: 200 }), {
+    const { stats, startedAt } = await generateLoad(loadOptions({ url: server.url, rate, requests: 200 }), {
       record: () => undefined,
     });
     clearTimeout(stall);
     assert.equal(stats.sends, 200);
+    // Never early, however busy the machine: the k-th request to arrive came after the k-th due time
+    // (the server's clock is this process's).
+    const arrived = server.arrivals.slice(arrivalsBefore).sort((a, b) => a - b);
+    const early = arrived.filter((at, k) => at < startedAt + (k * 1000) / rate).length;
+    assert.equal(early, 0, `${early} requests arrived before they were due`);
     // Independently, from when the server saw each request: lateness against the schedule, taking
     // the least late request as on time.
     const seen = server.arrivals.slice(arrivalsBefore).map((at, i) => at - (i * 1000) / rate);
