@@ -61,14 +61,12 @@ test('the second report of an unchanged ended run reads the stored figures, and 
   assert.deepEqual(await storedRows(runId), [{ trim_fraction: 0.1 }]);
   const second = await load([runId]);
   assert.deepEqual(second.stored, [runId]);
-  const { stored: _first, ...computed } = first;
-  const { stored: _second, ...readBack } = second;
   // Through JSON, timestamps are ISO strings: compare what the comparison makes of both.
-  const without = (/** @type {any} */ c) => ({ ...c, generatedAt: null });
-  assert.deepEqual(
-    without(buildComparison(readBack, { trim: 0.1 })),
-    without(buildComparison(computed, { trim: 0.1 })),
-  );
+  const comparisonOf = (/** @type {any} */ data) => ({
+    ...buildComparison({ ...data, stored: undefined }, { trim: 0.1 }),
+    generatedAt: null,
+  });
+  assert.deepEqual(comparisonOf(second), comparisonOf(first));
   assert.equal(second.runs.length, 1);
   assert.equal(second.runs[0].requests, first.runs[0].requests);
   assert.ok(second.errors.length > 0 && second.instanceSeries.length > 0 && second.paths.length > 0);
@@ -111,7 +109,8 @@ test('a new request, router record, instance sample or run setting makes the rep
   );
   const afterSample = await load([runId]);
   assert.deepEqual(afterSample.stored, []);
-  assert.equal(afterSample.runs[0].cpu_percent_peak, 400);
+  // The new instance's 400 % on top of the others' latest poll (50 or 70 % together).
+  assert.ok([450, 470].includes(afterSample.runs[0].cpu_percent_peak), String(afterSample.runs[0].cpu_percent_peak));
 
   await db.query(`UPDATE test_runs SET label = 'renamed' WHERE id = $1`, [runId]);
   const afterLabel = await load([runId]);
