@@ -219,6 +219,7 @@ export function createProgram(deps, setExitCode) {
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--trim <fraction>', 'fraction of each run dropped at each end (0.1: the steady window)')
     .option('--scale-by <load>', 'load of the scalability fit: auto, parallel or instances (auto)')
+    .option('--recompute', 'aggregate every request again instead of reading the figures stored for unchanged runs')
     .action(verb('report', 'reportCommand'));
 
   program

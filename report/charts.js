@@ -1,6 +1,10 @@
 // The report's figures as SVG strings rendered on the server by Apache ECharts (SSR mode,
 // renderToSVGString): no browser, no script in the page, no request when it is opened.
-import * as echarts from 'echarts';
+import { createRequire } from 'node:module';
+
+// ECharts' one-file build: it loads in a third of the time of its ESM tree of small modules.
+/** @type {typeof import('echarts')} */
+const echarts = createRequire(import.meta.url)('echarts');
 
 const MIB = 1024 * 1024;
 // Okabe-Ito: told apart with the common colour-vision deficiencies, and in grey print.

@@ -46,7 +46,7 @@ export const RUN_COLUMNS = [
   { key: 'outside_router_mean_ms', header: 'outside router mean ms (e2e - response_time)', digits: 2 },
   { key: 'gorouter_mean_ms', header: 'in gorouter mean ms (gorouter_time)', digits: 3 },
   { key: 'behind_router_mean_ms', header: 'behind router mean ms (response_time - gorouter_time)', digits: 2 },
-  { key: 'cpu_polls', header: 'CPU polls in window', digits: 0 },
+  { key: 'cpu_polls', header: 'CPU samples (moments) in window', digits: 0 },
   { key: 'cpu_percent_avg', header: 'CPU avg % of 1 core (sum of instances)', digits: 1 },
   { key: 'cpu_percent_peak', header: 'CPU peak % of 1 core (sum of instances)', digits: 1 },
   { key: 'cpu_capacity_percent', header: 'CPU capacity % of 1 core (instances x cores x 100)', digits: 0 },

@@ -14,13 +14,16 @@ export { DEFAULT_TRIM };
 /**
  * The comparison of these runs (each must exist), ready for renderReport.
  * @param {import('pg').Pool} pool @param {number[]} runIds
- * @param {{ trim?: number, scaleBy?: 'auto' | 'parallel' | 'instances' }} [options]
- *   trim: fraction of each run dropped at each end (0.1); scaleBy: the load of the USL fit (auto)
+ * @param {{ trim?: number, scaleBy?: 'auto' | 'parallel' | 'instances', recompute?: boolean,
+ *   log?: import('pino').Logger }} [options]
+ *   trim: fraction of each run dropped at each end (0.1); scaleBy: the load of the USL fit (auto);
+ *   recompute: ignore the figures stored for runs whose data has not changed
  * @returns {Promise<import('../../report/comparison.js').Comparison>}
  */
 export async function compareRuns(pool, runIds, options = {}) {
   const trim = options.trim ?? DEFAULT_TRIM;
-  const data = await loadReportData(pool, runIds, { trim });
+  const data = await loadReportData(pool, runIds, { trim, recompute: options.recompute, log: options.log });
+  if (data.stored.length) options.log?.debug({ runs: data.stored }, 'stored figures of unchanged runs read back');
   return buildComparison(data, { trim, scaleBy: options.scaleBy });
 }
 
@@ -46,7 +49,7 @@ function runList(text) {
  * @param {import('../config/index.js').Config} config
  * @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx
  * @param {{ runs?: string, label?: string, since?: string, format?: string, out?: string, trim?: string,
- *   scaleBy?: string }} flags
+ *   scaleBy?: string, recompute?: boolean }} flags
  */
 export function reportCommand(config, { log, out }, flags) {
   const format = flags.format ?? 'table';
@@ -83,7 +86,12 @@ export function reportCommand(config, { log, out }, flags) {
       throw new ConfigError(`no such run: ${missing.join(', ')} (see \`paasmon run list\`)`, { variable: '--runs' });
     if (ids.length === 0)
       throw new ConfigError('no run matches --label/--since (see `paasmon run list`)', { variable: '--label' });
-    const comparison = await compareRuns(pool, ids, { trim, scaleBy: /** @type {any} */ (scaleBy) });
+    const comparison = await compareRuns(pool, ids, {
+      trim,
+      scaleBy: /** @type {any} */ (scaleBy),
+      recompute: flags.recompute === true,
+      log,
+    });
     const text = await renderReport(comparison, /** @type {any} */ (format));
     if (flags.out) {
       fs.writeFileSync(flags.out, text);

@@ -35,7 +35,10 @@ export function schedule(poller, expression, hooks = {}) {
       if (inFlight) return;
       inFlight = poller.runOnce(context.date ?? new Date());
       try {
-        hooks.afterPoll?.(await inFlight);
+        // Awaited on its own line: in `hooks.afterPoll?.(await inFlight)` the await is skipped when
+        // there is no hook, and the next poll would start while this one still runs.
+        const outcome = await inFlight;
+        hooks.afterPoll?.(outcome);
       } finally {
         inFlight = undefined;
       }

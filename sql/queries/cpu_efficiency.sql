@@ -2,7 +2,8 @@
 -- Parameters (psql :'name' style): runs = '{1,2,3}', trim = fraction dropped at each end (0.1).
 -- throughput_rpm: successful requests (status 1..499) sent inside the steady window per minute of
 -- it (a one-minute run with 260701 successful requests: 260701). cpu_percent_avg: the mean over the
--- window's polls of the CPU summed over the app's instances, in percent of ONE core.
+-- window's sampling moments of the CPU summed over the app's instances (app_usage()), in percent of
+-- ONE core.
 -- rpm_per_cpu_percent = throughput_rpm / cpu_percent_avg (260701 / 196 = 1330.1; the thesis
 -- truncates to 1330). rps_per_cpu_percent is the same per second.
 \if :{?trim}

@@ -1,6 +1,6 @@
 -- CPU utilisation (the thesis's table 7.1): how much of the CPU the instances may use they did use.
 -- Parameters (psql :'name' style): runs = '{1,2,3}', trim = fraction dropped at each end (0.1).
--- cpu_percent_peak: the highest poll of the steady window, summed over the app's instances, in
+-- cpu_percent_peak: the highest sampling moment of the steady window, summed over the app's instances, in
 -- percent of ONE core (229 = 2.29 cores). cpu_capacity_percent: instances x cores_per_instance x
 -- 100 (a 4-core instance: 400). cpu_utilization_percent = 100 x peak / capacity; the thesis prints
 -- it truncated (229 of 400 -> 57 %).

@@ -68,28 +68,110 @@ export async function selectRuns(pool, selection) {
   return { ids, missing: (selection.runs ?? []).filter((id) => !ids.includes(id)) };
 }
 
+/** The report's data, each a list of rows ordered by run. */
+const PARTS = /** @type {const} */ ({
+  runs: 'run_comparison',
+  errors: 'errors',
+  instanceSeries: 'instance_series',
+  paths: 'paths',
+});
+/** @typedef {Record<keyof typeof PARTS, Record<string, any>[]>} ReportData */
+
 /**
  * Everything the report shows for these runs, read in one snapshot (one REPEATABLE READ
  * transaction), so the figures of different queries agree. Rounds and the latency breakdown's means
  * come from run_comparison's rows (rounds.sql and latency_breakdown.sql give the same, and more,
  * in psql), so the run's requests are joined with the router records as few times as possible.
- * @param {import('pg').Pool} pool @param {number[]} runIds @param {{ trim: number }} options
+ * The figures of an ended run are stored once computed (run_report_figures) and read back while
+ * its data is unchanged (run_data_marks), unless `recompute`.
+ * @param {import('pg').Pool} pool @param {number[]} runIds
+ * @param {{ trim: number, recompute?: boolean, log?: import('pino').Logger }} options
+ * @returns {Promise<ReportData & { stored: number[] }>} stored: the runs whose figures were read back
  */
-export async function loadReportData(pool, runIds, { trim }) {
-  const variables = { runs: pgArray(runIds), trim };
+export async function loadReportData(pool, runIds, { trim, recompute = false, log }) {
   const client = await pool.connect();
+  /** @type {Map<number, ReportData>} */
+  const byRun = new Map();
+  /** @type {Array<{ runId: number, mark: string, figures: ReportData }>} */
+  const computed = [];
+  /** @type {number[]} */
+  let missing = [];
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // Sorts and hash joins of a million-request run stay in memory instead of spilling to disk.
     await client.query("SET LOCAL work_mem = '64MB'");
-    const runs = await runSqlQuery(client, 'run_comparison', variables);
-    const errors = await runSqlQuery(client, 'errors', variables);
-    const instanceSeries = await runSqlQuery(client, 'instance_series', variables);
-    const paths = await runSqlQuery(client, 'paths', variables);
+    const { rows: marks } = await client.query(
+      // MATERIALIZED: the inlined function's counts would otherwise run once per use of the mark.
+      `WITH m AS MATERIALIZED (SELECT * FROM run_data_marks($1::bigint[]))
+      SELECT m.run_id, m.data_mark, t.ended_at IS NOT NULL AS ended, f.figures::text AS figures
+      FROM m JOIN test_runs t ON t.id = m.run_id
+      LEFT JOIN run_report_figures f ON f.run_id = m.run_id AND f.trim_fraction = $2 AND f.data_mark = m.data_mark`,
+      [pgArray(runIds), trim],
+    );
+    for (const mark of marks) if (mark.figures && !recompute) byRun.set(Number(mark.run_id), JSON.parse(mark.figures));
+    missing = runIds.filter((id) => !byRun.has(id));
+    if (missing.length) {
+      const variables = { runs: pgArray(missing), trim };
+      /** @type {Partial<ReportData>} */
+      const fresh = {};
+      for (const [part, file] of Object.entries(PARTS)) {
+        fresh[/** @type {keyof ReportData} */ (part)] = await runSqlQuery(client, file, variables);
+      }
+      for (const id of missing) {
+        const figures = splitByRun(/** @type {ReportData} */ (fresh), id);
+        byRun.set(id, figures);
+        const mark = marks.find((m) => Number(m.run_id) === id);
+        if (mark?.ended) computed.push({ runId: id, mark: mark.data_mark, figures });
+      }
+    }
     await client.query('COMMIT');
-    return { runs, errors, instanceSeries, paths };
   } finally {
     await client.query('ROLLBACK').catch(() => {});
     client.release();
+  }
+  await storeFigures(pool, computed, trim, log);
+  const ordered = [...runIds].sort((a, b) => a - b).map((id) => /** @type {ReportData} */ (byRun.get(id)));
+  /** @type {ReportData} */
+  const data = { runs: [], errors: [], instanceSeries: [], paths: [] };
+  for (const figures of ordered) {
+    for (const part of /** @type {Array<keyof ReportData>} */ (Object.keys(PARTS))) data[part].push(...figures[part]);
+  }
+  return { ...data, stored: runIds.filter((id) => !missing.includes(id)) };
+}
+
+/** One run's rows of every part. @param {ReportData} data @param {number} runId @returns {ReportData} */
+function splitByRun(data, runId) {
+  /** @param {Record<string, any>[]} rows */
+  const of = (rows) => rows.filter((row) => Number(row.run_id) === runId);
+  return {
+    runs: of(data.runs),
+    errors: of(data.errors),
+    instanceSeries: of(data.instanceSeries),
+    paths: of(data.paths),
+  };
+}
+
+/**
+ * Keeps freshly computed figures for the next report. Not being able to (a read-only replica, a
+ * role without INSERT) costs only time later, so it is logged, not thrown.
+ * @param {import('pg').Pool} pool @param {Array<{ runId: number, mark: string, figures: ReportData }>} computed
+ * @param {number} trim @param {import('pino').Logger} [log]
+ */
+async function storeFigures(pool, computed, trim, log) {
+  if (computed.length === 0) return;
+  try {
+    await pool.query(
+      `INSERT INTO run_report_figures (run_id, trim_fraction, data_mark, figures)
+      SELECT run_id, $2, data_mark, figures
+      FROM json_to_recordset($1::json) AS f(run_id bigint, data_mark text, figures json)
+      ON CONFLICT (run_id, trim_fraction) DO UPDATE
+        SET data_mark = excluded.data_mark, figures = excluded.figures, computed_at = now()`,
+      [JSON.stringify(computed.map((c) => ({ run_id: c.runId, data_mark: c.mark, figures: c.figures }))), trim],
+    );
+  } catch (error) {
+    log?.warn(
+      { reason: /** @type {Error} */ (error).message },
+      'report figures not stored; the next report computes them again',
+    );
   }
 }

@@ -1,0 +1,161 @@
+// The report's figures of an ended run are stored once computed and read back while the run's data
+// is unchanged; any new row of the run (request, router record, instance sample) or a change to the
+// run itself makes the next report compute them again.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import pino from 'pino';
+import { compareRuns } from '../../collector/commands/report.js';
+import { migrate } from '../../exporters/postgres/migrate.js';
+import { loadReportData } from '../../exporters/postgres/queries/report.js';
+import { buildComparison } from '../../report/comparison.js';
+import { startTestDatabase } from '../support/database.js';
+import { seedRun } from '../support/report-runs.js';
+
+/** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
+let db;
+let start = Date.parse('2026-06-01T08:00:00Z');
+
+before(async () => {
+  db = await startTestDatabase();
+  await migrate(db.pool, pino({ level: 'silent' }));
+});
+after(() => db?.stop());
+
+/** A fresh ended run of 20 s: 200 requests, router records for them, CPU polls. */
+async function endedRun() {
+  start += 600_000;
+  return seedRun(db.query, {
+    label: 'stored figures',
+    app: 'shop',
+    instances: 2,
+    coresPerInstance: 1,
+    parallel: 4,
+    start: new Date(start),
+    spanS: 20,
+    successful: 200,
+    serverErrors: 4,
+    durationSql: '2 + (i % 10)',
+    cpuPolls: [50, 70],
+    pollS: 2,
+  });
+}
+
+/** @param {number[]} runIds @param {{ trim?: number, recompute?: boolean }} [options] */
+const load = (runIds, options = {}) =>
+  loadReportData(db.pool, runIds, { trim: options.trim ?? 0.1, recompute: options.recompute });
+
+/** @param {number} runId */
+const storedRows = async (runId) =>
+  (await db.query('SELECT trim_fraction FROM run_report_figures WHERE run_id = $1 ORDER BY 1', [runId])).rows;
+
+/** The run's middle moment, inside its steady window. @param {number} runId */
+const middleOf = async (runId) =>
+  (await db.query(`SELECT started_at + (ended_at - started_at) / 2 AS t FROM test_runs WHERE id = $1`, [runId])).rows[0]
+    .t;
+
+test('the second report of an unchanged ended run reads the stored figures, and they are the same', async () => {
+  const runId = await endedRun();
+  const first = await load([runId]);
+  assert.deepEqual(first.stored, []);
+  assert.deepEqual(await storedRows(runId), [{ trim_fraction: 0.1 }]);
+  const second = await load([runId]);
+  assert.deepEqual(second.stored, [runId]);
+  // Through JSON, timestamps are ISO strings: compare what the comparison makes of both.
+  const comparisonOf = (/** @type {any} */ data) => ({
+    ...buildComparison({ ...data, stored: undefined }, { trim: 0.1 }),
+    generatedAt: null,
+  });
+  assert.deepEqual(comparisonOf(second), comparisonOf(first));
+  assert.equal(second.runs.length, 1);
+  assert.equal(second.runs[0].requests, first.runs[0].requests);
+  assert.ok(second.errors.length > 0 && second.instanceSeries.length > 0 && second.paths.length > 0);
+  // A second trim is a second steady window, stored beside the first.
+  assert.deepEqual((await load([runId], { trim: 0.2 })).stored, []);
+  assert.deepEqual(await storedRows(runId), [{ trim_fraction: 0.1 }, { trim_fraction: 0.2 }]);
+  assert.deepEqual((await load([runId], { recompute: true })).stored, [], '--recompute ignores what is stored');
+});
+
+test('a new request, router record, instance sample or run setting makes the report compute again', async () => {
+  const runId = await endedRun();
+  const before = await load([runId]);
+  const requests = before.runs[0].requests;
+  assert.deepEqual((await load([runId])).stored, [runId]);
+  const middle = await middleOf(runId);
+
+  await db.query(
+    `INSERT INTO loadgen_requests (run_id, correlation_id, started_at, duration_ms, status)
+    VALUES ($1, 'late-request', $2, 3, 200)`,
+    [runId, middle],
+  );
+  const afterRequest = await load([runId]);
+  assert.deepEqual(afterRequest.stored, []);
+  assert.equal(afterRequest.runs[0].requests, requests + 1);
+  assert.equal(afterRequest.runs[0].router_records, before.runs[0].router_records);
+
+  await db.query(
+    `INSERT INTO router_requests (received_at, app_guid, app_name, status, response_time_ms, vcap_request_id,
+      correlation_id) VALUES ($1, 'guid-shop', 'shop', 200, 2.5, 'late-router', 'late-request')`,
+    [middle],
+  );
+  const afterRouter = await load([runId]);
+  assert.deepEqual(afterRouter.stored, []);
+  assert.equal(afterRouter.runs[0].router_records, before.runs[0].router_records + 1);
+
+  await db.query(
+    `INSERT INTO instance_samples (ts, app_guid, app_name, process_type, instance_index, state, cpu_percent, mem_bytes)
+    VALUES ($1, 'guid-shop', 'shop', 'web', 7, 'RUNNING', 400, 1048576)`,
+    [middle],
+  );
+  const afterSample = await load([runId]);
+  assert.deepEqual(afterSample.stored, []);
+  // The new instance's 400 % on top of the others' latest poll (50 or 70 % together).
+  assert.ok([450, 470].includes(afterSample.runs[0].cpu_percent_peak), String(afterSample.runs[0].cpu_percent_peak));
+
+  await db.query(`UPDATE test_runs SET label = 'renamed' WHERE id = $1`, [runId]);
+  const afterLabel = await load([runId]);
+  assert.deepEqual(afterLabel.stored, []);
+  assert.equal(afterLabel.runs[0].label, 'renamed');
+  assert.deepEqual((await load([runId])).stored, [runId], 'unchanged again: read back');
+});
+
+test('the figures of a run still going are never stored', async () => {
+  const runId = await endedRun();
+  await db.query('UPDATE test_runs SET ended_at = NULL WHERE id = $1', [runId]);
+  await load([runId]);
+  assert.deepEqual((await load([runId])).stored, []);
+  assert.deepEqual(await storedRows(runId), []);
+});
+
+test('runs read back and runs computed now come out together, in run order', async () => {
+  const [a, b] = [await endedRun(), await endedRun()];
+  await load([b]);
+  const both = await load([a, b]);
+  assert.deepEqual(both.stored, [b]);
+  assert.deepEqual(
+    both.runs.map((r) => r.run_id),
+    [a, b],
+  );
+  assert.deepEqual([...new Set(both.instanceSeries.map((r) => r.run_id))], [a, b]);
+});
+
+test('a role that may only read still gets its report; not storing the figures is a warning', async () => {
+  const runId = await endedRun();
+  await db.query(`CREATE ROLE report_reader LOGIN PASSWORD 'reader'`);
+  await db.query('GRANT SELECT ON ALL TABLES IN SCHEMA public TO report_reader');
+  const reader = new pg.Pool({ connectionString: db.url.replace('paasmon:test-password', 'report_reader:reader') });
+  /** @type {any[]} */
+  const lines = [];
+  const log = pino({ level: 'warn' }, { write: (/** @type {string} */ line) => lines.push(JSON.parse(line)) });
+  try {
+    const comparison = await compareRuns(reader, [runId], { log });
+    assert.equal(comparison.runs.length, 1);
+    assert.equal(comparison.runs[0].requests > 0, true);
+    assert.deepEqual(await storedRows(runId), []);
+    assert.equal(lines.length, 1);
+    assert.match(lines[0].msg, /report figures not stored/);
+    assert.match(lines[0].reason, /permission denied/);
+  } finally {
+    await reader.end();
+  }
+});
