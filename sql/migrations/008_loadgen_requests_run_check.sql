@@ -2,9 +2,11 @@
 -- The foreign key to test_runs checked every row on its own (a query per row): 3.5 of the 9 us of
 -- PostgreSQL CPU per load-generator row (bench/loadgen.bench.js). The same rules, per statement:
 -- one check per COPY page that each of its runs exists, and a deleted run takes its rows along.
+-- (Functions replaced and triggers dropped first: the schema may be made again after its tables
+-- were dropped, which leaves functions behind.)
 ALTER TABLE loadgen_requests DROP CONSTRAINT IF EXISTS loadgen_requests_run_id_fkey;
 
-CREATE FUNCTION loadgen_requests_check_runs() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION loadgen_requests_check_runs() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   missing bigint;
 BEGIN
@@ -19,15 +21,17 @@ BEGIN
   RETURN NULL;
 END $$;
 
+DROP TRIGGER IF EXISTS loadgen_requests_check_runs ON loadgen_requests;
 CREATE TRIGGER loadgen_requests_check_runs AFTER INSERT ON loadgen_requests
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION loadgen_requests_check_runs();
 
-CREATE FUNCTION test_runs_delete_loadgen_requests() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION test_runs_delete_loadgen_requests() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   DELETE FROM loadgen_requests l USING old_runs o WHERE l.run_id = o.id;
   RETURN NULL;
 END $$;
 
+DROP TRIGGER IF EXISTS test_runs_delete_loadgen_requests ON test_runs;
 CREATE TRIGGER test_runs_delete_loadgen_requests AFTER DELETE ON test_runs
   REFERENCING OLD TABLE AS old_runs FOR EACH STATEMENT EXECUTE FUNCTION test_runs_delete_loadgen_requests();
 
