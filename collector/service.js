@@ -281,8 +281,10 @@ function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, sign
       prometheus.showSkipped(result.skipped, skippedShare(seen, expected).ratio);
       const tooMany = result.skipped.size ? verdict() : undefined;
       if (tooMany) ctx.log.warn({ reason: tooMany.reason }, describeVerdict(tooMany, config.ingestMaxSkippedRatio));
-      // New router rows may complete the correlation of recent runs (the views are live; the counter is not).
-      prometheus.setCorrelationCounts(await recentCorrelationCounts(pool, 24));
+      // New router rows may complete the correlation of recent runs (the views are live; the counter
+      // is not). Counted only when rows came in, and for runs open or ended within the hour: each
+      // run costs a pass over its requests, and a poll must not outlast the schedule.
+      if (result.inserted > 0) prometheus.setCorrelationCounts(await recentCorrelationCounts(pool, 1));
       return result;
     },
   });
