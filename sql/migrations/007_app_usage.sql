@@ -7,35 +7,48 @@
 -- columns are unchanged.
 
 -- One row per sampling moment of the app in [from_ts, to_ts] (a time any of its instances
--- reported CPU): the sum over its instances of each one's latest sample at or before that moment
--- and not older than twice the usual time between two samples of one instance (the median gap in
--- the range), so an instance that stopped reporting (crashed, scaled down) drops out instead of
--- being carried forward, and a sample without numbers (not running) counts as nothing. With
--- aligned polls every instance's latest sample is the one of that poll: the sums of 005.
--- cpu_percent: percent of ONE core; mem_bytes: bytes; instances: how many were summed.
+-- reported CPU): the sum over its instances of each one's latest report at or before that moment.
+-- - A report is a sample with CPU, or one of an instance not running (its CPU counts as nothing
+--   from then on); a sample without CPU of a running instance (Log Cache sends cpu_entitlement
+--   apart from cpu) is not a report and hides nothing.
+-- - An instance's latest report counts while it is at most twice that instance's usual interval
+--   old (the median gap between its reports, from 5 minutes before the range; 5 minutes when it
+--   has reported only once), so an instance that stopped reporting (crashed, scaled down) drops
+--   out instead of being carried forward.
+-- - A moment where two or more instances reported at once is a poll (the Cloud Controller gives every
+--   instance the poll's time): only the reports of that poll count, as in 005, so an instance gone
+--   from the poll is gone at once. Log Cache reports of two instances in the same millisecond are
+--   taken for such a poll too (rare: a moment's sum is then short of the others).
+-- cpu_percent: percent of ONE core; mem_bytes: bytes, of the instances whose CPU counted;
+-- instances: how many were summed.
 CREATE OR REPLACE FUNCTION app_usage(app text, from_ts timestamptz, to_ts timestamptz)
 RETURNS TABLE (ts timestamptz, instances bigint, cpu_percent double precision, mem_bytes double precision)
 LANGUAGE sql STABLE AS $$
   WITH reported AS (
     SELECT s.app_guid, s.process_type, s.instance_index, s.ts
     FROM instance_samples s
-    WHERE s.app_name = app AND s.ts BETWEEN from_ts AND to_ts AND s.cpu_percent IS NOT NULL
-  ), usual_gap AS (
-    SELECT coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY g.gap), interval '0') AS gap
-    FROM (SELECT r.ts - lag(r.ts) OVER (PARTITION BY r.app_guid, r.process_type, r.instance_index ORDER BY r.ts) AS gap
-          FROM reported r) g
-    WHERE g.gap IS NOT NULL
+    WHERE s.app_name = app AND s.ts BETWEEN from_ts - interval '5 minutes' AND to_ts AND s.cpu_percent IS NOT NULL
   ), members AS (
-    SELECT DISTINCT r.app_guid, r.process_type, r.instance_index FROM reported r
+    SELECT r.app_guid, r.process_type, r.instance_index,
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY r.gap) AS usual_gap
+    FROM (SELECT reported.*,
+                 ts - lag(ts) OVER (PARTITION BY app_guid, process_type, instance_index ORDER BY ts) AS gap
+          FROM reported) r
+    GROUP BY r.app_guid, r.process_type, r.instance_index
+  ), moments AS (
+    SELECT r.ts, count(*) AS reports FROM reported r WHERE r.ts >= from_ts GROUP BY r.ts
   )
-  SELECT m.ts, count(latest.cpu_percent), sum(latest.cpu_percent), sum(latest.mem_bytes)::double precision
-  FROM (SELECT DISTINCT r.ts FROM reported r) m
-  CROSS JOIN usual_gap
+  SELECT m.ts, count(latest.cpu_percent), sum(latest.cpu_percent),
+         (sum(latest.mem_bytes) FILTER (WHERE latest.cpu_percent IS NOT NULL))::double precision
+  FROM moments m
   CROSS JOIN members i
   CROSS JOIN LATERAL (
     SELECT x.cpu_percent, x.mem_bytes FROM instance_samples x
     WHERE x.app_guid = i.app_guid AND x.process_type = i.process_type AND x.instance_index = i.instance_index
-      AND x.ts <= m.ts AND x.ts >= m.ts - 2 * usual_gap.gap
+      AND (x.cpu_percent IS NOT NULL OR x.state <> 'RUNNING')
+      AND x.ts <= m.ts
+      AND x.ts >= CASE WHEN m.reports > 1 THEN m.ts
+                       ELSE m.ts - coalesce(2 * i.usual_gap, interval '5 minutes') END
     ORDER BY x.ts DESC LIMIT 1
   ) latest
   GROUP BY m.ts
@@ -44,15 +57,18 @@ $$;
 CREATE OR REPLACE FUNCTION run_comparison(run_ids bigint[], trim_fraction double precision DEFAULT 0.1)
 RETURNS TABLE (
   run_id bigint, label text, app_name text, implementation text, instances integer, parallel integer, round integer,
-  cores_per_instance double precision, meta jsonb, window_start timestamptz, window_end timestamptz, window_s double precision,
+  cores_per_instance double precision, meta jsonb, window_start timestamptz, window_end timestamptz,
+  window_s double precision,
   requests bigint, successful bigint, errors bigint, timeouts bigint, error_ratio double precision,
   throughput_rps double precision, throughput_rpm double precision,
   e2e_mean_ms double precision, e2e_p50_ms double precision, e2e_p90_ms double precision, e2e_p95_ms double precision,
   e2e_p99_ms double precision, e2e_max_ms double precision, e2e_stddev_ms double precision,
-  router_records bigint, matched_ratio double precision, router_mean_ms double precision, router_p50_ms double precision,
+  router_records bigint, matched_ratio double precision, router_mean_ms double precision,
+  router_p50_ms double precision,
   router_p95_ms double precision, router_p99_ms double precision, gorouter_mean_ms double precision,
   outside_router_mean_ms double precision, behind_router_mean_ms double precision,
-  cpu_polls bigint, cpu_percent_avg double precision, cpu_percent_peak double precision, cpu_capacity_percent double precision,
+  cpu_polls bigint, cpu_percent_avg double precision, cpu_percent_peak double precision,
+  cpu_capacity_percent double precision,
   cpu_utilization_percent double precision, mem_bytes_avg double precision, mem_bytes_peak double precision,
   rpm_per_cpu_percent double precision
 )
@@ -114,7 +130,8 @@ SELECT t.id                                                              AS run_
        lg.errors,
        lg.errors::double precision / nullif(lg.requests, 0)              AS error_ratio,
        extract(epoch FROM lg.last_done - lg.first_sent)::double precision AS duration_s,
-       (lg.requests - lg.errors) / nullif(extract(epoch FROM lg.last_done - lg.first_sent)::double precision, 0) AS throughput_rps,
+       (lg.requests - lg.errors)
+         / nullif(extract(epoch FROM lg.last_done - lg.first_sent)::double precision, 0)   AS throughput_rps,
        lg.e2e_mean_ms, lg.e2e_p50_ms, lg.e2e_p95_ms, lg.e2e_p99_ms, lg.e2e_max_ms, lg.e2e_stddev_ms,
        lg.router_mean_ms, lg.router_p50_ms, lg.router_p95_ms, lg.router_p99_ms,
        lg.matched::double precision / nullif(lg.requests, 0)             AS matched_ratio,
@@ -157,8 +174,8 @@ CROSS JOIN LATERAL (
 ) c;
 
 
--- Figures stored by earlier reports were computed the old way (006 keeps them while a run's data
--- is unchanged): every migration that changes how a figure is computed empties the store.
+-- Figures stored by earlier reports were computed the old way; the reports' mark names the latest
+-- migration, so they would not be read again: they go now instead of at their run's next report.
 DELETE FROM run_report_figures;
 
 -- Down Migration

@@ -1,6 +1,6 @@
-// An app's CPU and memory summed over its instances when each instance reports at its own times
-// (Log Cache), not on one shared poll (the Cloud Controller): app_usage(), run_comparison() and
-// run_summary must give the sum of the instances, not the figure of one.
+// An app's CPU and memory summed over its instances, whether each instance reports at its own
+// times (Log Cache) or all on one shared poll (the Cloud Controller): app_usage(), run_comparison()
+// and run_summary must give the sum of the instances, not the figure of one.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pino from 'pino';
@@ -12,13 +12,18 @@ const MIB = 1024 * 1024;
 const START = Date.parse('2026-07-01T10:00:00Z');
 const SPAN_S = 300;
 const EVERY_S = 15;
-// Per instance: CPU % of one core, memory MiB, first report (s after the run's start, so the
-// instances never share a timestamp).
+// Per instance: CPU % of one core (it varies by report: + 0, 1, 2, 3), memory MiB, first report
+// (s after the run's start, so the instances never share a timestamp).
 const INSTANCES = [
   { cpu: 30, mib: 100, offsetS: 0.25 },
   { cpu: 50, mib: 200, offsetS: 5.5 },
   { cpu: 70, mib: 300, offsetS: 10.75 },
 ];
+
+/**
+ * @typedef {{ index: number, t: number, cpu: number | null, mem: number | null, state?: string }} Sample
+ *   t: seconds after START
+ */
 
 /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
 let db;
@@ -29,16 +34,78 @@ before(async () => {
 });
 after(() => db?.stop());
 
+/** @param {string} app @param {Sample[]} samples */
+async function insertSamples(app, samples) {
+  await db.query(
+    `INSERT INTO instance_samples (ts, app_guid, app_name, process_type, instance_index, state, cpu_percent, mem_bytes)
+    SELECT $1::timestamptz + s.t * interval '1 second', 'guid-' || $2, $2, 'web', s.index, s.state, s.cpu, s.mem
+    FROM json_to_recordset($3::json) AS s(index int, t double precision, state text, cpu double precision, mem bigint)`,
+    [new Date(START), app, JSON.stringify(samples.map((s) => ({ state: 'RUNNING', ...s })))],
+  );
+}
+
 /**
- * A run of SPAN_S seconds of app `app`, its instances reporting every EVERY_S seconds from a
- * minute before the run to a minute after it, instance 2 until `stopS` (s after the start) only.
- * @param {string} app @param {{ stopS?: number, crashedSampleS?: number }} [options] crashedSampleS:
- *   instance 2's last report is one without numbers (CRASHED) at that time
+ * Every instance reporting every EVERY_S s at its own offset, from a minute before the run to a
+ * minute after it; instance 2 only until `stopS`.
+ * @param {{ stopS?: number }} [options] @returns {Sample[]}
  */
-async function runWithUnalignedSamples(app, options = {}) {
+function unalignedReports(options = {}) {
+  /** @type {Sample[]} */
+  const samples = [];
+  for (const [index, instance] of INSTANCES.entries()) {
+    for (let k = 0, t = instance.offsetS - 60; t < SPAN_S + 60; k++, t += EVERY_S) {
+      if (index === 2 && options.stopS !== undefined && t > options.stopS) break;
+      samples.push({ index, t, cpu: instance.cpu + (k % 4), mem: instance.mib * MIB });
+    }
+  }
+  return samples;
+}
+
+/**
+ * The sums by the definition, computed here: at each moment (a report with CPU inside
+ * [fromS, toS]), each instance's latest report at or before it that is at most `maxAgeS` old.
+ * @param {Sample[]} samples @param {number} fromS @param {number} toS @param {number} maxAgeS
+ */
+function expectedUsage(samples, fromS, toS, maxAgeS) {
+  const moments = [...new Set(samples.filter((s) => s.cpu !== null && s.t >= fromS && s.t <= toS).map((s) => s.t))];
+  return moments
+    .sort((a, b) => a - b)
+    .map((t) => {
+      let cpu = 0;
+      let instances = 0;
+      for (const index of new Set(samples.map((s) => s.index))) {
+        const latest = samples
+          .filter((s) => s.index === index && s.t <= t && s.t >= t - maxAgeS)
+          .sort((a, b) => b.t - a.t)[0];
+        if (latest?.cpu != null) {
+          cpu += latest.cpu;
+          instances += 1;
+        }
+      }
+      return { t, instances, cpu };
+    });
+}
+
+/** app_usage over [fromS, toS] of START, t in seconds, ordered. @param {string} app */
+async function usage(app, fromS = 0, toS = SPAN_S) {
+  const { rows } = await db.query(
+    `SELECT round(extract(epoch FROM u.ts - $2::timestamptz)::numeric, 3)::double precision AS t,
+      u.instances::int, u.cpu_percent AS cpu, u.mem_bytes AS mem
+    FROM app_usage($1, $2::timestamptz + $3 * interval '1 second', $2::timestamptz + $4 * interval '1 second') u
+    ORDER BY u.ts`,
+    [app, new Date(START), fromS, toS],
+  );
+  return rows;
+}
+
+/** @param {Array<{ t: number, instances: number, cpu: number }>} rows */
+const withoutMem = (rows) => rows.map(({ t, instances, cpu }) => ({ t, instances, cpu }));
+
+test('instances reporting at their own times are summed: the app CPU is theirs together', async () => {
+  const samples = unalignedReports();
   const runId = await seedRun(db.query, {
-    label: app,
-    app,
+    label: 'unaligned',
+    app: 'unaligned',
     instances: 3,
     coresPerInstance: 1,
     start: new Date(START),
@@ -46,80 +113,84 @@ async function runWithUnalignedSamples(app, options = {}) {
     successful: 300,
     router: false,
   });
-  const rows = [];
-  for (const [index, instance] of INSTANCES.entries()) {
-    for (let t = instance.offsetS - 60; t < SPAN_S + 60; t += EVERY_S) {
-      if (index === 2 && options.stopS !== undefined && t > options.stopS) break;
-      rows.push([index, new Date(START + t * 1000), instance.cpu, instance.mib * MIB, 'RUNNING']);
-    }
-  }
-  if (options.crashedSampleS !== undefined) {
-    rows.push([2, new Date(START + options.crashedSampleS * 1000), null, null, 'CRASHED']);
-  }
-  for (const [index, ts, cpu, mem, state] of rows) {
-    await db.query(
-      `INSERT INTO instance_samples (ts, app_guid, app_name, process_type, instance_index, state, cpu_percent, mem_bytes)
-      VALUES ($1, 'guid-' || $2, $2, 'web', $3, $4, $5, $6)`,
-      [ts, app, index, state, cpu, mem],
-    );
-  }
-  return runId;
-}
+  await insertSamples('unaligned', samples);
+  const expected = expectedUsage(samples, 30, 270, 2 * EVERY_S);
+  assert.equal(expected.length, 48);
+  assert.deepEqual(withoutMem(await usage('unaligned', 30, 270)), expected);
+  // Each moment sees all three (a 30 %, 50 % and 70 % instance, + 0..3 each): never one alone.
+  assert.ok(expected.every((m) => m.instances === 3 && m.cpu >= 150 && m.cpu <= 159));
 
-const ALL_CPU = INSTANCES.reduce((sum, i) => sum + i.cpu, 0);
-const ALL_MEM = INSTANCES.reduce((sum, i) => sum + i.mib * MIB, 0);
-
-test('instances reporting at their own times are summed: the app CPU is theirs together', async () => {
-  const runId = await runWithUnalignedSamples('unaligned');
   const {
     rows: [c],
   } = await db.query(`SELECT * FROM run_comparison($1::bigint[], 0.1)`, [`{${runId}}`]);
-  // Every moment in the window sees all three instances' latest reports.
-  assert.equal(c.cpu_percent_avg, ALL_CPU);
-  assert.equal(c.cpu_percent_peak, ALL_CPU);
-  assert.equal(c.mem_bytes_avg, ALL_MEM);
-  assert.equal(c.cpu_utilization_percent, (100 * ALL_CPU) / 300);
-  // One moment per report inside the window (240 s of it, every instance every 15 s).
-  const inWindow = INSTANCES.map((i) => {
-    let n = 0;
-    for (let t = i.offsetS - 60; t < SPAN_S + 60; t += EVERY_S) if (t >= 30 && t <= 270) n++;
-    return n;
-  });
-  assert.equal(
-    c.cpu_polls,
-    inWindow.reduce((a, b) => a + b),
-  );
+  const mean = expected.reduce((sum, m) => sum + m.cpu, 0) / expected.length;
+  assert.ok(Math.abs(c.cpu_percent_avg - mean) < 1e-9, `${c.cpu_percent_avg} vs ${mean}`);
+  assert.equal(c.cpu_percent_peak, Math.max(...expected.map((m) => m.cpu)));
+  assert.equal(c.cpu_polls, expected.length);
+  assert.equal(c.mem_bytes_avg, 600 * MIB);
   const {
     rows: [s],
   } = await db.query('SELECT * FROM run_summary WHERE run_id = $1', [runId]);
-  assert.equal(s.cpu_percent_avg, ALL_CPU);
-  assert.equal(s.cpu_percent_peak, ALL_CPU);
-  assert.equal(Number(s.mem_bytes_avg), ALL_MEM);
+  const whole = expectedUsage(samples, 0, SPAN_S, 2 * EVERY_S);
+  assert.ok(Math.abs(s.cpu_percent_avg - whole.reduce((sum, m) => sum + m.cpu, 0) / whole.length) < 1e-9);
+  assert.equal(Number(s.mem_bytes_avg), 600 * MIB);
 });
 
-test('an instance that stops reporting drops out after twice the usual interval', async () => {
-  await runWithUnalignedSamples('stops', { stopS: 150 });
-  const { rows } = await db.query(
-    `SELECT extract(epoch FROM u.ts - $1::timestamptz)::double precision AS t, u.instances::int, u.cpu_percent
-    FROM app_usage('stops', $1::timestamptz, $1::timestamptz + interval '300 seconds') u ORDER BY u.ts`,
-    [new Date(START)],
-  );
-  const lastReport = 10.75 + 9 * EVERY_S; // instance 2's last report at or before 150 s
-  const before = rows.filter((r) => r.t <= lastReport);
+test('an instance that stops reporting drops out after twice its usual interval', async () => {
+  const samples = unalignedReports({ stopS: 150 });
+  await insertSamples('stops', samples);
+  const rows = await usage('stops');
+  assert.deepEqual(withoutMem(rows), expectedUsage(samples, 0, SPAN_S, 2 * EVERY_S));
+  const lastReport = 10.75 + 9 * EVERY_S;
+  assert.ok(rows.some((r) => r.t <= lastReport && r.instances === 3));
   const gone = rows.filter((r) => r.t > lastReport + 2 * EVERY_S);
-  assert.ok(before.length > 10 && gone.length > 10, `${before.length} and ${gone.length} moments`);
-  assert.deepEqual(new Set(before.map((r) => `${r.instances} ${r.cpu_percent}`)), new Set([`3 ${ALL_CPU}`]));
-  assert.deepEqual(new Set(gone.map((r) => `${r.instances} ${r.cpu_percent}`)), new Set([`2 ${ALL_CPU - 70}`]));
+  assert.ok(gone.length > 10 && gone.every((r) => r.instances === 2 && r.mem === 300 * MIB));
 });
 
-test('a report without numbers (instance not running) counts as nothing from then on', async () => {
-  await runWithUnalignedSamples('crashes', { stopS: 150, crashedSampleS: 160 });
-  const { rows } = await db.query(
-    `SELECT extract(epoch FROM u.ts - $1::timestamptz)::double precision AS t, u.instances::int, u.cpu_percent
-    FROM app_usage('crashes', $1::timestamptz, $1::timestamptz + interval '300 seconds') u ORDER BY u.ts`,
-    [new Date(START)],
-  );
-  const after = rows.filter((r) => r.t > 160);
+test('a report of an instance not running counts as nothing from then on, its memory too', async () => {
+  /** @type {Sample[]} */
+  const samples = [
+    ...unalignedReports({ stopS: 150 }),
+    { index: 2, t: 160, cpu: null, mem: 64 * MIB, state: 'CRASHED' },
+  ];
+  await insertSamples('crashes', samples);
+  const after = (await usage('crashes')).filter((r) => r.t > 160);
   assert.ok(after.length > 10);
-  assert.deepEqual(new Set(after.map((r) => `${r.instances} ${r.cpu_percent}`)), new Set([`2 ${ALL_CPU - 70}`]));
+  assert.deepEqual(new Set(after.map((r) => `${r.instances} ${r.mem}`)), new Set([`2 ${300 * MIB}`]));
+});
+
+test('a sample without CPU of a running instance (Log Cache cpu_entitlement) hides nothing', async () => {
+  const reports = unalignedReports();
+  // The entitlement gauge in its own envelope, 7 ms after each cpu gauge.
+  const entitlements = reports.map((s) => ({ index: s.index, t: s.t + 0.007, cpu: null, mem: null }));
+  await insertSamples('split-gauges', [...reports, ...entitlements]);
+  assert.deepEqual(withoutMem(await usage('split-gauges')), expectedUsage(reports, 0, SPAN_S, 2 * EVERY_S));
+});
+
+test('a window shorter than the reporting interval still sums every instance', async () => {
+  const samples = unalignedReports();
+  await insertSamples('short', samples);
+  const rows = await usage('short', 36, 44);
+  assert.equal(rows.length, 1, 'one report inside the window');
+  assert.deepEqual(withoutMem(rows), expectedUsage(samples, 36, 44, 2 * EVERY_S));
+  assert.equal(rows[0].instances, 3);
+});
+
+test('aligned polls: per poll the sum of that poll, and an instance gone from the polls is gone at once', async () => {
+  /** @type {Sample[]} */
+  const samples = [];
+  for (let k = 0, t = 0; t <= SPAN_S; k++, t += 5) {
+    for (const [index, instance] of INSTANCES.entries()) {
+      if (index === 2 && t > 100) continue; // scaled down
+      samples.push({ index, t, cpu: instance.cpu + (k % 5), mem: instance.mib * MIB });
+    }
+  }
+  await insertSamples('polled', samples);
+  const rows = await usage('polled');
+  const perPoll = [...new Set(samples.map((s) => s.t))].map((t) => {
+    const poll = samples.filter((s) => s.t === t);
+    return { t, instances: poll.length, cpu: poll.reduce((sum, s) => sum + (s.cpu ?? 0), 0) };
+  });
+  assert.deepEqual(withoutMem(rows), perPoll);
+  assert.equal(rows.find((r) => r.t === 105)?.instances, 2);
 });

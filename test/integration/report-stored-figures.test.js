@@ -159,3 +159,37 @@ test('a role that may only read still gets its report; not storing the figures i
     await reader.end();
   }
 });
+
+test('router records of a run without an app name, logged under any app, make the report compute again', async () => {
+  const runId = await endedRun();
+  await db.query(`DELETE FROM router_requests WHERE correlation_id LIKE $1 || '-%'`, [runId]);
+  await db.query('UPDATE test_runs SET app_name = NULL WHERE id = $1', [runId]);
+  assert.equal((await load([runId])).runs[0].router_records, 0);
+  assert.deepEqual((await load([runId])).stored, [runId]);
+  await db.query(
+    `INSERT INTO router_requests (received_at, app_guid, app_name, status, response_time_ms, vcap_request_id,
+      correlation_id)
+    SELECT started_at, 'guid-elsewhere', 'elsewhere', status, duration_ms / 2, correlation_id, correlation_id
+    FROM loadgen_requests WHERE run_id = $1`,
+    [runId],
+  );
+  const again = await load([runId]);
+  assert.deepEqual(again.stored, []);
+  assert.ok(again.runs[0].router_records > 0);
+});
+
+test("a run's mark is the same whatever the client's time zone and date style", async () => {
+  const runId = await endedRun();
+  const client = await db.pool.connect();
+  try {
+    const mark = async () =>
+      (await client.query('SELECT data_mark FROM run_data_marks($1::bigint[])', [`{${runId}}`])).rows[0].data_mark;
+    const utc = await mark();
+    await client.query("SET TimeZone = 'Pacific/Chatham'");
+    await client.query("SET DateStyle = 'German'");
+    assert.equal(await mark(), utc);
+  } finally {
+    await client.query('RESET ALL');
+    client.release();
+  }
+});

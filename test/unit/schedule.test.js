@@ -26,7 +26,8 @@ function slowJob(pollMs) {
 }
 
 for (const withHook of [false, true]) {
-  test(`one poll at a time on a 1 s schedule when polls take 2.5 s (${withHook ? 'with' : 'without'} afterPoll)`, async () => {
+  const hook = withHook ? 'with' : 'without';
+  test(`one poll at a time on a 1 s schedule when polls take 2.5 s (${hook} afterPoll)`, async () => {
     const { job, seen } = slowJob(2500);
     /** @type {unknown[]} */
     const outcomes = [];

@@ -4,12 +4,14 @@
 // record claims (other traffic, or a request whose record was lost).
 
 /**
- * Counts of the runs still open or ended within `hours`, for the collector's metrics.
+ * Counts of the runs ended within `hours`, or still open and started within a day (a run whose
+ * load generator died is never ended), for the collector's metrics.
  * @param {import('pg').Pool} pool @param {number} hours
  */
 export async function recentCorrelationCounts(pool, hours) {
   const { rows } = await pool.query(
-    `SELECT id FROM test_runs WHERE ended_at IS NULL OR ended_at > now() - $1 * interval '1 hour'`,
+    `SELECT id FROM test_runs
+    WHERE ended_at > now() - $1 * interval '1 hour' OR (ended_at IS NULL AND started_at > now() - interval '1 day')`,
     [hours],
   );
   const counts = [];

@@ -1,5 +1,6 @@
 // Loads what `paasmon report` compares by running the files of sql/queries/ (the same text a user
 // pastes into psql): psql's :'name' variables become positional parameters.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -100,13 +101,15 @@ export async function loadReportData(pool, runIds, { trim, recompute = false, lo
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // Sorts and hash joins of a million-request run stay in memory instead of spilling to disk.
     await client.query("SET LOCAL work_mem = '64MB'");
+    // A stored row is the figures of this data, by these query files, after this migration.
     const { rows: marks } = await client.query(
-      // MATERIALIZED: the inlined function's counts would otherwise run once per use of the mark.
-      `WITH m AS MATERIALIZED (SELECT * FROM run_data_marks($1::bigint[]))
+      `WITH m AS MATERIALIZED (
+        SELECT d.run_id, d.data_mark || ' ' || $3 || ' ' || (SELECT max(name) FROM paasmon_migrations) AS data_mark
+        FROM run_data_marks($1::bigint[]) d)
       SELECT m.run_id, m.data_mark, t.ended_at IS NOT NULL AS ended, f.figures::text AS figures
       FROM m JOIN test_runs t ON t.id = m.run_id
       LEFT JOIN run_report_figures f ON f.run_id = m.run_id AND f.trim_fraction = $2 AND f.data_mark = m.data_mark`,
-      [pgArray(runIds), trim],
+      [pgArray(runIds), trim, queriesDigest()],
     );
     for (const mark of marks) if (mark.figures && !recompute) byRun.set(Number(mark.run_id), JSON.parse(mark.figures));
     missing = runIds.filter((id) => !byRun.has(id));
@@ -137,6 +140,13 @@ export async function loadReportData(pool, runIds, { trim, recompute = false, lo
     for (const part of /** @type {Array<keyof ReportData>} */ (Object.keys(PARTS))) data[part].push(...figures[part]);
   }
   return { ...data, stored: runIds.filter((id) => !missing.includes(id)) };
+}
+
+/** md5 of the text of the query files the report runs: editing one makes stored figures stale. */
+function queriesDigest() {
+  const hash = createHash('md5');
+  for (const file of Object.values(PARTS)) hash.update(loadSqlQuery(file).text);
+  return hash.digest('hex');
 }
 
 /** One run's rows of every part. @param {ReportData} data @param {number} runId @returns {ReportData} */
