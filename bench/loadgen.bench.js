@@ -9,6 +9,7 @@
 //      BENCH_LONG_REQUESTS=1000000 BENCH_DELAY_MS=5)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startCli } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
@@ -35,6 +36,8 @@ const ID_HEADERS = [
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 /** @param {string} text @param {RegExp} re */
 const numberIn = (text, re) => Number(re.exec(text)?.[1]);
+/** The machine's 1-minute load average (2 cores here: above 2 the clients wait for a CPU). */
+const load = () => `load ${os.loadavg()[0].toFixed(2)}`;
 /** @param {string} stderr */
 const cpuOf = (stderr) => numberIn(stderr, /cpu-seconds (\S+)/);
 
@@ -121,7 +124,10 @@ const target = await startTarget(0);
 const slowTarget = await startTarget(DELAY_MS);
 const us = (/** @type {number} */ seconds, /** @type {number} */ n) => ((seconds / n) * 1e6).toFixed(1).padStart(6);
 try {
-  console.log(`target ${target.url} (own process); ${SECONDS} s per client per round, ${ROUNDS} rounds, medians`);
+  console.log(
+    `target ${target.url} (own process); ${SECONDS} s per client per round, ${ROUNDS} rounds, medians; ` +
+      `${os.cpus().length} CPUs, ${load()}`,
+  );
   console.log('paasmon records every request in PostgreSQL; autocannon sends the same four id headers (fixed).');
   // CPU per request leaves out each client's start and exit: the CPU of a one-request run.
   const acStartup = (await autocannon(target.url, 1, 1)).cpu;
@@ -143,7 +149,7 @@ try {
         `  c=${connections} round ${round + 1}: autocannon ${Math.round(ac.rps)} req/s ` +
           `${us(ac.cpu, ac.requests)} us CPU/req` +
           ` | paasmon ${Math.round(pm.rps)} req/s ${us(pm.cpu, pm.recorded)} us CPU/req, ` +
-          `PostgreSQL ${us(pm.pgCpu, pm.recorded)} us CPU/row, ${pm.recorded} recorded`,
+          `PostgreSQL ${us(pm.pgCpu, pm.recorded)} us CPU/row, ${pm.recorded} recorded; ${load()}`,
       );
     }
     const ratio = median(rounds.map((r) => r.pm.rps / r.ac.rps));
@@ -171,8 +177,9 @@ try {
   console.log(
     `open model --rate ${rate} (80 % of the closed maximum): sent ${sentRate} req/s = ` +
       `${((100 * sentRate) / rate).toFixed(2)} % of the asked rate (goal within 1 %); send time after due: ` +
-      `p99 ${numberIn(open.out, /p99\s+(\S+)\s+max/)} ms (goal <= 2 ms); ` +
-      `late sends ${numberIn(open.out, /Late sends:\s+(\d+)/)}`,
+      `p50 ${numberIn(open.out, /due \(ms\): p50\s+(\S+)/)}, p99 ${numberIn(open.out, /p99\s+(\S+)\s+max/)} ms ` +
+      `(goal <= 2 ms), max ${numberIn(open.out, /due \(ms\):.*max\s+(\S+)/)} ms; ` +
+      `late sends ${numberIn(open.out, /Late sends:\s+(\d+)/)}; ${load()}`,
   );
 
   // No stalls: against a target answering after a constant delay, batch writes must not show.
@@ -194,7 +201,8 @@ try {
     `no stalls: --rate ${steadyRate} against a ${DELAY_MS} ms target: e2e p50 ${e2e.p50.toFixed(2)} ms, ` +
       `p99.9 ${e2e.p999.toFixed(2)} ms; ` +
       `the target's own p50 ${spread.p50.toFixed(2)}, p99.9 ${spread.p999.toFixed(2)} ms; ` +
-      `p99.9 - p50 - target spread = ${(e2e.p999 - e2e.p50 - (spread.p999 - spread.p50)).toFixed(2)} ms (goal <= 1 ms)`,
+      `p99.9 - p50 - target spread = ${(e2e.p999 - e2e.p50 - (spread.p999 - spread.p50)).toFixed(2)} ms ` +
+      `(goal <= 1 ms); ${load()}`,
   );
 
   // A long run: every request recorded, memory flat.
@@ -219,7 +227,7 @@ try {
     `long run: ${LONG} requests, ${stored} recorded, ` +
       `${numberIn(longRun.output.stdout, /Requests\/sec: (\S+)/)} req/s, ` +
       `peak RSS ${longPeak.toFixed(1)} MB (goal < 150); peak so far at 25/50/75/100 %: ` +
-      `${[1, 2, 3, 4].map(quarter).join(' / ')} MB`,
+      `${[1, 2, 3, 4].map(quarter).join(' / ')} MB; ${load()}`,
   );
 } finally {
   target.child.kill();

@@ -6,7 +6,7 @@
 // none while another is connecting. undici's Pool opens one per waiting request, so a 100 ms
 // hiccup at 4000 req/s opened all 100 allowed connections for good, and a local target served
 // them at half its rate. Damped, a sustained need is still met: 100 connections within a second.
-import { Client } from 'undici';
+import { buildConnector, Client } from 'undici';
 
 export const GROWTH_INTERVAL_MS = 10;
 
@@ -92,14 +92,62 @@ export class Connections {
       }
       this.nextGrowthAt = now + GROWTH_INTERVAL_MS;
     }
-    const client = new Client(this.origin, { keepAliveTimeout: this.keepAliveTimeoutMs, pipelining: 1 });
-    this.clients.push(client);
+    const client = this.newClient(undefined);
     this.connecting.add(client);
     const connected = () => {
       this.connecting.delete(client);
       this.pump();
     };
     client.once('connect', connected).once('connectionError', connected);
+    return client;
+  }
+
+  /**
+   * Opens up to `count` connections at once and waits until they are connected (or failed: a
+   * request on them then fails or reconnects as usual), before any request is due.
+   * @param {number} count
+   */
+  async preopen(count) {
+    const { protocol, hostname, port } = new URL(this.origin);
+    const params = { protocol, hostname, host: hostname, port: port || (protocol === 'https:' ? '443' : '80') };
+    const connector = buildConnector({});
+    const wanted = Math.max(0, Math.min(count, this.max) - this.clients.length);
+    const sockets = await Promise.allSettled(
+      Array.from(
+        { length: wanted },
+        () =>
+          /** @type {Promise<import('node:net').Socket>} */ (
+            new Promise((resolve, reject) =>
+              connector(/** @type {any} */ (params), (err, socket) =>
+                err ? reject(err) : resolve(/** @type {any} */ (socket)),
+              ),
+            )
+          ),
+      ),
+    );
+    for (const result of sockets) if (result.status === 'fulfilled') this.idle.push(this.newClient(result.value));
+  }
+
+  /**
+   * A connection to the origin; with a socket already connected, undici takes that one first.
+   * @param {import('node:net').Socket | undefined} socket
+   */
+  newClient(socket) {
+    const connector = buildConnector({});
+    let ready = socket;
+    const client = new Client(this.origin, {
+      keepAliveTimeout: this.keepAliveTimeoutMs,
+      pipelining: 1,
+      connect: (options, callback) => {
+        if (!ready) return connector(options, callback);
+        const first = ready;
+        ready = undefined;
+        // As from a connector: later, never inside undici's own call.
+        queueMicrotask(() => callback(null, first));
+        return undefined;
+      },
+    });
+    this.clients.push(client);
     return client;
   }
 

@@ -9,6 +9,9 @@ import { Connections } from './connections.js';
 import { drawIds, headerTemplate } from './ids.js';
 import { createStats } from './stats.js';
 
+/** The open model opens, before it starts, the connections answers within this long would need. */
+export const PREOPEN_LATENCY_MS = 10;
+
 /**
  * @typedef {object} LoadOptions
  * @property {string} url
@@ -124,7 +127,7 @@ class Load {
   send(dueAt) {
     this.sent += 1;
     this.inFlight += 1;
-    const { id, headers } = drawIds(this.headers);
+    const { id, headers } = drawIds(this.headers, dueAt + this.epochOffset);
     const exchange = new Exchange(this, dueAt, id);
     this.connections.dispatch(
       {
@@ -191,47 +194,62 @@ function closedModel(load) {
 }
 
 /**
- * Open model: request i is due at start + i / rate, whether or not earlier ones returned. A timer
- * wakes the scheduler at the next due time (at least every millisecond), it sends everything due,
- * never early; the delay between due and actual send is measured (send-time error). Connections
- * are opened as needed up to the maximum; beyond it a request waits for one, and is sent late.
+ * Open model: request i is due at start + i / rate, whether or not earlier ones returned. Every
+ * time the generator wakes up anyway (a response came in) it sends what is due; a timer wakes it
+ * at the next due time when nothing else does (at least every millisecond). A request is never
+ * sent early, and the delay between due and actual send is measured (send-time error). Enough
+ * connections for answers within PREOPEN_LATENCY_MS at the asked rate are opened before the first
+ * request is due; more are opened as needed up to the maximum; beyond it a request waits for one,
+ * and is sent late.
  * @param {Load} load @param {number} rate @returns {Promise<void>}
  */
-function openModel(load, rate) {
+async function openModel(load, rate) {
+  await load.connections.preopen(Math.ceil((rate * PREOPEN_LATENCY_MS) / 1000));
+  // The schedule starts once the connections are open.
+  load.clockStart = performance.now();
+  load.epochOffset = Date.now() - load.clockStart;
+  if (load.options.durationMs !== undefined) load.deadline = load.clockStart + load.options.durationMs;
   const interval = 1000 / rate;
   let next = 0;
   let scheduling = true;
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
   return new Promise((resolve) => {
     const finishIfIdle = () => {
       if (!scheduling && load.inFlight === 0 && !load.recordWait) resolve();
     };
-    load.onDone = (exchange) => {
-      load.stats.recordSend(exchange.sentAt - exchange.dueAt);
-      finishIfIdle();
-    };
-    const tick = () => {
-      if (load.recordWait) {
-        load.recordWait.then(tick, tick);
-        return;
-      }
+    /** Sends every request due by now. @returns {number} ms until the next one is due, 0 when none is left */
+    const sendDue = () => {
       const now = performance.now();
       for (;;) {
         const dueAt = load.clockStart + next * interval;
         if (dueAt >= load.deadline || !load.more()) {
           scheduling = false;
+          clearTimeout(timer);
           finishIfIdle();
-          return;
+          return 0;
         }
-        if (dueAt > now) {
-          // Timers fire on whole milliseconds, up to one early: wake a little before, then again
-          // a millisecond later. No busy wait (setImmediate): spinning took the CPU the target
-          // and PostgreSQL needed on a small machine and halved the rate kept.
-          setTimeout(tick, Math.max(1, dueAt - now - 1));
-          return;
-        }
+        if (dueAt > now) return dueAt - now;
         next += 1;
         load.send(dueAt);
       }
+    };
+    const tick = () => {
+      timer = undefined;
+      if (load.recordWait) {
+        load.recordWait.then(tick, tick);
+        return;
+      }
+      const wait = sendDue();
+      // Timers fire on whole milliseconds, up to one early: wake a little before, then again a
+      // millisecond later. No busy wait (setImmediate): spinning took the CPU the target and
+      // PostgreSQL needed on a small machine and halved the rate kept.
+      if (wait > 0) timer = setTimeout(tick, Math.max(1, wait - 1));
+    };
+    load.onDone = (exchange) => {
+      load.stats.recordSend(exchange.sentAt - exchange.dueAt);
+      if (scheduling && !load.recordWait) sendDue();
+      finishIfIdle();
     };
     tick();
   });
@@ -255,6 +273,8 @@ export async function generateLoad(options, hooks) {
   }
   return {
     stats: load.stats,
+    /** performance.now() when the load began (open model: the due time of its first request) */
+    startedAt: load.clockStart,
     elapsedMs: performance.now() - load.clockStart,
     connectionsOpened: load.connections.opened,
   };

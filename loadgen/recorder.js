@@ -1,14 +1,12 @@
 // Writes every load-generator request to PostgreSQL while the run goes on, through the same
-// buffered sink as the collector's samples. Each request is encoded as a COPY line the moment it
-// completes, into a page buffer: no object per request outlives it. A full page (or every second)
-// goes to the sink, which writes up to `maxInFlight` pages at once while the next one fills, so a
-// slow COPY does not pause sending; only when every slot is busy does the producer wait (counted).
+// buffered sink as the collector's samples. Each request is encoded as the bytes of a COPY line
+// the moment it completes, into a page buffer (sized for a page of rows without errors; it grows
+// for long errors): no object per request outlives it. A full page (or every second) goes to the
+// sink, which writes up to `maxInFlight` pages at once while the next one fills, so a slow COPY
+// does not pause sending; only when every slot is busy does the producer wait (counted).
 // A crash loses at most the page being filled; memory stays flat however long the run.
 import { createPostgresSink } from '../exporters/postgres/sink.js';
 import { loadgenRowEncoder } from '../exporters/postgres/tables.js';
-
-/** A row is about 110 bytes; pages grow when a long worker name or error does not fit. */
-const BYTES_PER_ROW = 128;
 
 /**
  * @param {object} options
@@ -33,8 +31,10 @@ export function createRecorder({
 }) {
   // The producer waits instead of dropping, so the buffer never holds more than the pages in flight.
   const sink = createPostgresSink({ pool, log, maxBuffered: Infinity, batchRows: batchSize, maxInFlight });
-  const encode = loadgenRowEncoder({ runId, worker });
-  let page = Buffer.allocUnsafe(batchSize * BYTES_PER_ROW);
+  const encoder = loadgenRowEncoder({ runId, worker });
+  /** The longest a row without an error can be. */
+  const mostBytes = encoder.maxBytes(null);
+  let page = Buffer.allocUnsafe(batchSize * mostBytes);
   let bytes = 0;
   let rows = 0;
   let waits = 0;
@@ -42,7 +42,7 @@ export function createRecorder({
   /** Hands the page to the sink; a promise when the producer must wait for a free slot. */
   function handOver() {
     sink.writeEncoded('loadgen_request', { data: page.subarray(0, bytes), rows });
-    page = Buffer.allocUnsafe(batchSize * BYTES_PER_ROW);
+    page = Buffer.allocUnsafe(batchSize * mostBytes);
     bytes = 0;
     rows = 0;
     void sink.flush();
@@ -65,13 +65,13 @@ export function createRecorder({
      * @returns {Promise<void> | undefined}
      */
     record(correlationId, startedAtMs, durationMs, status, error) {
-      const line = encode(correlationId, startedAtMs, durationMs, status, error);
-      if (page.length - bytes < 3 * line.length) {
-        const bigger = Buffer.allocUnsafe(2 * page.length + 3 * line.length);
+      const most = error === null ? mostBytes : encoder.maxBytes(error);
+      if (page.length - bytes < most) {
+        const bigger = Buffer.allocUnsafe(2 * page.length + most);
         page.copy(bigger, 0, 0, bytes);
         page = bigger;
       }
-      bytes += page.write(line, bytes);
+      bytes = encoder.write(page, bytes, correlationId, startedAtMs, durationMs, status, error);
       rows += 1;
       return rows >= batchSize ? handOver() : undefined;
     },

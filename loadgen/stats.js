@@ -39,8 +39,9 @@ export function createStats() {
       sumSquares += durationMs * durationMs;
       max = Math.max(max, durationMs);
       min = Math.min(min, durationMs);
-      const bucket = BUCKET_BOUNDS_MS.findIndex((bound) => durationMs <= bound);
-      buckets[bucket === -1 ? BUCKET_BOUNDS_MS.length : bucket] += 1;
+      let bucket = 0;
+      while (bucket < BUCKET_BOUNDS_MS.length && durationMs > BUCKET_BOUNDS_MS[bucket]) bucket++;
+      buckets[bucket] += 1;
       histogram.recordValue(Math.max(1, Math.round(durationMs * 1000)));
       if (status) statuses.set(status, (statuses.get(status) ?? 0) + 1);
       if (error) errors.set(error, (errors.get(error) ?? 0) + 1);

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import copyStreams from 'pg-copy-streams';
 import { copyValue } from './copy-text.js';
 
-export { copyTimestamp, copyValue } from './copy-text.js';
+export { copyValue } from './copy-text.js';
 
 /** @typedef {import('./tables.js').TableSpec} TableSpec */
 

@@ -1,5 +1,5 @@
 // Which table each record kind is stored in, its unique key, and how a record becomes a row.
-import { copyTimestamp, copyValue } from './copy-text.js';
+import { copyValue } from './copy-text.js';
 
 /**
  * @typedef {object} TableSpec
@@ -82,21 +82,89 @@ const LOADGEN_REQUESTS = {
   freshKeys: true,
 };
 
+/** Bytes of a loadgen_requests row besides its run, worker and error: id, time, duration, status, tabs. */
+const LOADGEN_ROW_BYTES = 36 + 1 + 27 + 1 + 24 + 1 + 11 + 1;
+
 /**
- * A loadgen_requests row straight from the generator's numbers, in LOADGEN_REQUESTS column order:
- * the load generator writes tens of thousands a second, and the generic column mapper (a record
- * object, a Date, an escape pass per value) was a fifth of its CPU (bench/loadgen.bench.js profile).
+ * Writes an integer >= 0 as decimal digits, at least `width` of them (zeros in front). No string
+ * is made: the load generator writes tens of thousands of rows a second (bench/loadgen.bench.js).
+ * @param {Buffer} page @param {number} at @param {number} value @param {number} width
+ * @returns {number} the offset after it
+ */
+function writeDigits(page, at, value, width) {
+  let digits = 1;
+  for (let v = value; v >= 10; v = Math.floor(v / 10)) digits++;
+  const end = at + Math.max(digits, width);
+  let v = value;
+  for (let i = end - 1; i >= at; i--) {
+    page[i] = 0x30 + (v % 10);
+    v = Math.floor(v / 10);
+  }
+  return end;
+}
+
+/** @param {Buffer} page @param {number} at @param {Uint8Array} bytes @returns {number} the offset after them */
+function writeBytes(page, at, bytes) {
+  for (let i = 0; i < bytes.length; i++) page[at + i] = bytes[i];
+  return at + bytes.length;
+}
+
+/** The second being written, as 'YYYY-MM-DDTHH:MM:SS' bytes. */
+let encodedSecond = Number.NaN;
+let encodedSecondBytes = Buffer.alloc(0);
+
+/**
+ * loadgen_requests rows straight from the generator's numbers into a page buffer, in
+ * LOADGEN_REQUESTS column order, as the bytes of COPY text lines: the generic column mapper (a
+ * record object, a Date, an escape pass per value) was a fifth of the load generator's CPU, and a
+ * line as a string still cost a number-to-string, a string join and a copy per row. Times are
+ * written to the microsecond (what PostgreSQL keeps), durations in ms to the nanosecond.
  * @param {{ runId: number, worker: string }} run
- * @returns {(correlationId: string, startedAtMs: number, durationMs: number, status: number,
- *   error: string | null) => string} one COPY line; startedAtMs since 1970, with fractions
  */
 export function loadgenRowEncoder({ runId, worker }) {
-  const head = `${copyValue(runId)}\t`;
-  const tail = `\t${copyValue(worker)}\n`;
-  return (correlationId, startedAtMs, durationMs, status, error) =>
-    `${head}${correlationId}\t${copyTimestamp(startedAtMs)}\t${durationMs}\t${status}\t${
-      error === null ? '\\N' : copyValue(error)
-    }${tail}`;
+  const head = Buffer.from(`${copyValue(runId)}\t`);
+  const tail = Buffer.from(`\t${copyValue(worker)}\n`);
+  return {
+    /** @param {string | null} error @returns {number} bytes the row takes at most */
+    maxBytes: (error) =>
+      head.length + LOADGEN_ROW_BYTES + (error === null ? 2 : 2 * Buffer.byteLength(error)) + tail.length,
+    /**
+     * @param {Buffer} page with room for maxBytes(error) at `at` @param {number} at
+     * @param {string} correlationId lower-case UUID @param {number} startedAtMs since 1970, with fractions
+     * @param {number} durationMs >= 0 @param {number} status @param {string | null} error
+     * @returns {number} the offset after the row
+     */
+    write(page, at, correlationId, startedAtMs, durationMs, status, error) {
+      let o = writeBytes(page, at, head);
+      o += page.write(correlationId, o, 'latin1');
+      page[o++] = 0x09;
+      let micros = Math.round(startedAtMs * 1000);
+      const second = Math.floor(micros / 1_000_000);
+      micros -= second * 1_000_000;
+      if (second !== encodedSecond) {
+        encodedSecond = second;
+        encodedSecondBytes = Buffer.from(new Date(second * 1000).toISOString().slice(0, 19), 'latin1');
+      }
+      o = writeBytes(page, o, encodedSecondBytes);
+      page[o++] = 0x2e; // .
+      o = writeDigits(page, o, micros, 6);
+      page[o++] = 0x5a; // Z
+      page[o++] = 0x09;
+      const durationNanos = Math.round(durationMs * 1e6);
+      const wholeMs = Math.floor(durationNanos / 1e6);
+      o = writeDigits(page, o, wholeMs, 1);
+      page[o++] = 0x2e;
+      o = writeDigits(page, o, durationNanos - wholeMs * 1e6, 6);
+      page[o++] = 0x09;
+      o = writeDigits(page, o, status, 1);
+      page[o++] = 0x09;
+      if (error === null) {
+        page[o++] = 0x5c; // \N
+        page[o++] = 0x4e;
+      } else o += page.write(copyValue(error), o);
+      return writeBytes(page, o, tail);
+    },
+  };
 }
 
 /** @type {Record<import('../../core/types.js').RecordKind, TableSpec>} */

@@ -132,6 +132,38 @@ describe('load generator recorder and schedule', () => {
     assert.equal(stored.rows[0].n, 120, 'every request recorded');
   });
 
+  it('rows keep to existing runs without a per-row foreign key: a page for a missing run fails whole; a deleted run takes its rows', async () => {
+    const runId = await newRun();
+    const recorder = createRecorder({ pool, log, runId, worker: 'w', batchSize: 50, flushIntervalMs: 60_000 });
+    await generateLoad(loadOptions({ url: server.url, parallel: 4, requests: 120 }), { record: recorder.record });
+    await recorder.close();
+    const ids = (
+      await db.query('SELECT correlation_id FROM loadgen_requests WHERE run_id = $1 ORDER BY started_at', [runId])
+    ).rows.map((r) => r.correlation_id);
+    assert.equal(ids.length, 120);
+    // UUIDv7 layout: version 7, the RFC variant, and the first 48 bits are the send time in ms.
+    for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const times = ids.map((id) => parseInt(id.replace('-', '').slice(0, 12), 16));
+    assert.ok(Math.abs(times[0] - Date.now()) < 60_000, `${times[0]} is not the time in ms`);
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => a - b),
+      'ids grow with the send time',
+    );
+    assert.equal(new Set(ids).size, 120);
+
+    const missing = runId + 1000;
+    const orphan = createRecorder({ pool, log, runId: missing, worker: 'w', batchSize: 50, flushIntervalMs: 60_000 });
+    await generateLoad(loadOptions({ url: server.url, parallel: 2, requests: 10 }), { record: orphan.record });
+    await assert.rejects(orphan.close(), /10 requests could not be written to PostgreSQL: .*run \d+ does not exist/);
+    const stray = await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [missing]);
+    assert.equal(stray.rows[0].n, 0);
+
+    await db.query('DELETE FROM test_runs WHERE id = $1', [runId]);
+    const left = await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [runId]);
+    assert.equal(left.rows[0].n, 0);
+  });
+
   it('the open model measures how late each request was sent against its schedule', async () => {
     const rate = 200;
     const arrivalsBefore = server.arrivals.length;
@@ -140,11 +172,16 @@ describe('load generator recorder and schedule', () => {
       const until = performance.now() + 150;
       while (performance.now() < until);
     }, 300);
-    const { stats } = await generateLoad(loadOptions({ url: server.url, rate, requests: 200 }), {
+    const { stats, startedAt } = await generateLoad(loadOptions({ url: server.url, rate, requests: 200 }), {
       record: () => undefined,
     });
     clearTimeout(stall);
     assert.equal(stats.sends, 200);
+    // Never early, however busy the machine: the k-th request to arrive came after the k-th due time
+    // (the server's clock is this process's).
+    const arrived = server.arrivals.slice(arrivalsBefore).sort((a, b) => a - b);
+    const early = arrived.filter((at, k) => at < startedAt + (k * 1000) / rate).length;
+    assert.equal(early, 0, `${early} requests arrived before they were due`);
     // Independently, from when the server saw each request: lateness against the schedule, taking
     // the least late request as on time.
     const seen = server.arrivals.slice(arrivalsBefore).map((at, i) => at - (i * 1000) / rate);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { copyLine, copyTimestamp, copyValue } from '../../exporters/postgres/copy.js';
+import { copyLine, copyValue } from '../../exporters/postgres/copy.js';
 import { loadgenRowEncoder, tableOf } from '../../exporters/postgres/tables.js';
 
 describe('copyValue (COPY text format)', () => {
@@ -56,45 +56,86 @@ describe('copyLine', () => {
     assert.throws(() => tableOf('nope'), /no table for records of kind nope/));
 });
 
-describe('copyTimestamp', () => {
-  it('keeps microseconds and agrees with Date for whole milliseconds', () => {
-    const at = Date.parse('2026-11-22T10:00:00.123Z');
-    assert.equal(copyTimestamp(at + 0.456), '2026-11-22T10:00:00.123456Z');
-    for (const ms of [0, 1, 999, 59_999, 86_399_999]) {
-      const t = Date.parse('2026-11-22T00:00:00Z') + ms;
-      assert.equal(copyTimestamp(t), new Date(t).toISOString().replace('Z', '000Z'));
-    }
-  });
-
-  it('rounds to the microsecond across a second boundary', () => {
-    const at = Date.parse('2026-11-22T10:00:00Z');
-    assert.equal(copyTimestamp(at - 0.0002), '2026-11-22T10:00:00.000000Z');
-    assert.equal(copyTimestamp(at - 0.001), '2026-11-22T09:59:59.999999Z');
-  });
-});
+/** One loadgen row as the encoder writes it, split into its columns. */
+function encodedRow(
+  /** @type {ReturnType<typeof loadgenRowEncoder>} */ encoder,
+  /** @type {number} */ startedAtMs,
+  /** @type {number} */ durationMs,
+  /** @type {number} */ status,
+  /** @type {string | null} */ error,
+) {
+  const page = Buffer.alloc(encoder.maxBytes(error));
+  const end = encoder.write(page, 0, 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06', startedAtMs, durationMs, status, error);
+  const line = page.toString('utf8', 0, end);
+  assert.ok(line.endsWith('\n'));
+  return line.slice(0, -1).split('\t');
+}
 
 describe('loadgenRowEncoder', () => {
+  const encoder = loadgenRowEncoder({ runId: 7, worker: 'w\t1' });
+
   it('writes the same row as the generic column mapper', () => {
-    const encode = loadgenRowEncoder({ runId: 7, worker: 'w\t1' });
     const startedAt = Date.parse('2026-11-22T10:00:00.250Z');
-    for (const [status, error] of /** @type {Array<[number, string | null]>} */ ([
-      [200, null],
-      [0, 'timeout'],
+    for (const [durationMs, status, error] of /** @type {Array<[number, number, string | null]>} */ ([
+      [12.5, 200, null],
+      [0, 0, 'timeout'],
+      [30_000.25, 503, 'odd\terror\\'],
     ])) {
-      const fast = encode('b8fb3d83-ae6a-43ca-5b91-591aadde8c06', startedAt, 12.5, status, error).split('\t');
+      const fast = encodedRow(encoder, startedAt, durationMs, status, error);
       const generic = copyLine(tableOf('loadgen_request'), {
         runId: 7,
         correlationId: 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06',
         startedAt: new Date(startedAt),
-        durationMs: 12.5,
+        durationMs,
         status,
         error,
         worker: 'w\t1',
-      }).split('\t');
+      })
+        .slice(0, -1)
+        .split('\t');
+      // Times and durations are the same instants and numbers, written to the micro- and nanosecond.
       assert.equal(Date.parse(fast[2]), Date.parse(generic[2]));
-      fast.splice(2, 1);
-      generic.splice(2, 1);
+      assert.equal(Number(fast[3]), Number(generic[3]));
+      fast.splice(2, 2);
+      generic.splice(2, 2);
       assert.deepEqual(fast, generic);
+    }
+  });
+
+  it('keeps microseconds of the time and agrees with Date for whole milliseconds', () => {
+    const at = Date.parse('2026-11-22T10:00:00.123Z');
+    assert.equal(encodedRow(encoder, at + 0.456, 1, 200, null)[2], '2026-11-22T10:00:00.123456Z');
+    for (const ms of [0, 1, 999, 59_999, 86_399_999]) {
+      const t = Date.parse('2026-11-22T00:00:00Z') + ms;
+      assert.equal(encodedRow(encoder, t, 1, 200, null)[2], new Date(t).toISOString().replace('Z', '000Z'));
+    }
+  });
+
+  it('rounds the time to the microsecond across a second boundary', () => {
+    const at = Date.parse('2026-11-22T10:00:00Z');
+    assert.equal(encodedRow(encoder, at - 0.0002, 1, 200, null)[2], '2026-11-22T10:00:00.000000Z');
+    assert.equal(encodedRow(encoder, at - 0.001, 1, 200, null)[2], '2026-11-22T09:59:59.999999Z');
+  });
+
+  it('writes durations in ms to the nanosecond, against toFixed(6)', () => {
+    for (const ms of [0, 4e-7, 6e-7, 0.001, 0.999, 1, 9.9999995, 10.05, 123.456789, 59_999.9999999, 3_600_000]) {
+      assert.equal(encodedRow(encoder, 0, ms, 200, null)[3], (Math.round(ms * 1e6) / 1e6).toFixed(6), String(ms));
+    }
+  });
+
+  it('says how many bytes a row can take', () => {
+    for (const error of [null, 'timeout', 'a\\b\tc\nd'.repeat(20)]) {
+      const page = Buffer.alloc(1000);
+      const end = loadgenRowEncoder({ runId: 123_456_789, worker: 'worker-name' }).write(
+        page,
+        0,
+        'b8fb3d83-ae6a-43ca-5b91-591aadde8c06',
+        Date.now(),
+        3_599_999.999,
+        599,
+        error,
+      );
+      assert.ok(end <= loadgenRowEncoder({ runId: 123_456_789, worker: 'worker-name' }).maxBytes(error));
     }
   });
 });
