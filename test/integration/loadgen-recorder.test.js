@@ -164,6 +164,30 @@ describe('load generator recorder and schedule', () => {
     assert.equal(left.rows[0].n, 0);
   });
 
+  it('a run deleted while a page of its rows is being written waits, then takes the rows along', async () => {
+    const runId = await newRun();
+    const writer = await pool.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(
+        `INSERT INTO loadgen_requests (run_id, correlation_id, started_at, duration_ms, status)
+        SELECT $1, 'pending-' || i, now(), 1, 200 FROM generate_series(1, 5) i`,
+        [runId],
+      );
+      let deleted = false;
+      const deleting = db.query('DELETE FROM test_runs WHERE id = $1', [runId]).then(() => (deleted = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(deleted, false, 'the delete waits for the page being written');
+      await writer.query('COMMIT');
+      await deleting;
+    } finally {
+      await writer.query('ROLLBACK').catch(() => {});
+      writer.release();
+    }
+    const left = await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [runId]);
+    assert.equal(left.rows[0].n, 0, 'no rows left without their run');
+  });
+
   it('the open model measures how late each request was sent against its schedule', async () => {
     const rate = 200;
     const arrivalsBefore = server.arrivals.length;
