@@ -6,6 +6,7 @@
 // none while another is connecting. undici's Pool opens one per waiting request, so a 100 ms
 // hiccup at 4000 req/s opened all 100 allowed connections for good, and a local target served
 // them at half its rate. Damped, a sustained need is still met: 100 connections within a second.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { buildConnector, Client } from 'undici';
 
 export const GROWTH_INTERVAL_MS = 10;
@@ -38,6 +39,9 @@ export class Connections {
     this.nextGrowthAt = 0;
     /** @type {NodeJS.Timeout | undefined} */
     this.growthTimer = undefined;
+    /** Pre-opened sockets not yet handed to their connection. @type {Set<import('node:net').Socket>} */
+    this.unused = new Set();
+    this.closed = false;
   }
 
   /** Connections opened so far. */
@@ -103,45 +107,69 @@ export class Connections {
   }
 
   /**
-   * Opens up to `count` connections at once and waits until they are connected (or failed: a
-   * request on them then fails or reconnects as usual), before any request is due.
-   * @param {number} count
+   * Opens up to `count` connections at once, each ready for a request as soon as it is connected;
+   * resolves when all have connected or failed (a request on a failed one connects as usual), or
+   * after `waitMs`, or on `signal`: the schedule must not wait long for a slow or absent target.
+   * @param {number} count @param {{ waitMs: number, signal?: AbortSignal }} options
    */
-  async preopen(count) {
+  async preopen(count, { waitMs, signal }) {
+    if (signal?.aborted) return;
     const { protocol, hostname, port } = new URL(this.origin);
-    const params = { protocol, hostname, host: hostname, port: port || (protocol === 'https:' ? '443' : '80') };
+    // URL keeps an IPv6 literal's brackets; the socket wants the bare address (as undici does).
+    const host = hostname.replace(/^\[(.*)\]$/, '$1');
+    const params = { protocol, hostname: host, host, port: port || (protocol === 'https:' ? '443' : '80') };
     const connector = buildConnector({});
     const wanted = Math.max(0, Math.min(count, this.max) - this.clients.length);
-    const sockets = await Promise.allSettled(
-      Array.from(
-        { length: wanted },
-        () =>
-          /** @type {Promise<import('node:net').Socket>} */ (
-            new Promise((resolve, reject) =>
-              connector(/** @type {any} */ (params), (err, socket) =>
-                err ? reject(err) : resolve(/** @type {any} */ (socket)),
-              ),
-            )
-          ),
-      ),
+    const opening = Array.from(
+      { length: wanted },
+      () =>
+        new Promise((resolve) =>
+          connector(/** @type {any} */ (params), (err, socket) => {
+            if (err) return resolve(undefined);
+            if (this.closed) socket?.destroy();
+            else this.idle.push(this.newClient(/** @type {import('node:net').Socket} */ (socket)));
+            resolve(undefined);
+          }),
+        ),
     );
-    for (const result of sockets) if (result.status === 'fulfilled') this.idle.push(this.newClient(result.value));
+    const timer = new AbortController();
+    await Promise.race([
+      Promise.all(opening),
+      sleep(waitMs, undefined, { signal: signal ? AbortSignal.any([signal, timer.signal]) : timer.signal }).catch(
+        () => {},
+      ),
+    ]);
+    timer.abort();
+    this.pump();
   }
 
   /**
-   * A connection to the origin; with a socket already connected, undici takes that one first.
+   * A connection to the origin; with a socket already connected, undici takes that one first. A
+   * pre-opened socket no request has taken is closed after the keep-alive timeout, or by close().
    * @param {import('node:net').Socket | undefined} socket
    */
   newClient(socket) {
     const connector = buildConnector({});
     let ready = socket;
+    /** @type {NodeJS.Timeout | undefined} */
+    let unusedFor;
+    if (ready) {
+      const unused = ready;
+      this.unused.add(unused);
+      unusedFor = setTimeout(() => {
+        this.unused.delete(unused);
+        unused.destroy();
+      }, this.keepAliveTimeoutMs).unref();
+    }
     const client = new Client(this.origin, {
       keepAliveTimeout: this.keepAliveTimeoutMs,
       pipelining: 1,
       connect: (options, callback) => {
-        if (!ready) return connector(options, callback);
         const first = ready;
         ready = undefined;
+        clearTimeout(unusedFor);
+        if (!first || first.destroyed) return connector(options, callback);
+        this.unused.delete(first);
         // As from a connector: later, never inside undici's own call.
         queueMicrotask(() => callback(null, first));
         return undefined;
@@ -152,7 +180,11 @@ export class Connections {
   }
 
   close() {
+    this.closed = true;
     clearTimeout(this.growthTimer);
+    // Pre-opened sockets no request took are not undici's yet: its close() does not reach them.
+    for (const socket of this.unused) socket.destroy();
+    this.unused.clear();
     return Promise.all(this.clients.map((client) => client.close()));
   }
 }

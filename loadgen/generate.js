@@ -11,6 +11,8 @@ import { createStats } from './stats.js';
 
 /** The open model opens, before it starts, the connections answers within this long would need. */
 export const PREOPEN_LATENCY_MS = 10;
+/** The longest the schedule waits for those connections: workers started together stay together. */
+export const PREOPEN_WAIT_MS = 200;
 
 /**
  * @typedef {object} LoadOptions
@@ -204,7 +206,10 @@ function closedModel(load) {
  * @param {Load} load @param {number} rate @returns {Promise<void>}
  */
 async function openModel(load, rate) {
-  await load.connections.preopen(Math.ceil((rate * PREOPEN_LATENCY_MS) / 1000));
+  await load.connections.preopen(Math.ceil((rate * PREOPEN_LATENCY_MS) / 1000), {
+    waitMs: PREOPEN_WAIT_MS,
+    signal: load.hooks.signal,
+  });
   // The schedule starts once the connections are open.
   load.clockStart = performance.now();
   load.epochOffset = Date.now() - load.clockStart;

@@ -76,7 +76,7 @@ export async function copyInsert(client, spec, lines) {
 }
 
 /**
- * COPY straight into the table, for rows that cannot exist yet (fresh random keys). Runs inside
+ * COPY straight into the table, for rows that cannot exist yet (fresh keys: new random bits). Runs inside
  * the caller's transaction.
  * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | Buffer} lines
  */

@@ -28,6 +28,10 @@ END $$;
 DROP TRIGGER IF EXISTS loadgen_requests_check_runs ON loadgen_requests;
 CREATE TRIGGER loadgen_requests_check_runs AFTER INSERT ON loadgen_requests
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION loadgen_requests_check_runs();
+-- Rows moved to another run are checked the same way (paasmon never does it; a user might).
+DROP TRIGGER IF EXISTS loadgen_requests_check_moved_runs ON loadgen_requests;
+CREATE TRIGGER loadgen_requests_check_moved_runs AFTER UPDATE ON loadgen_requests
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION loadgen_requests_check_runs();
 
 CREATE OR REPLACE FUNCTION test_runs_delete_loadgen_requests() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -39,7 +43,22 @@ DROP TRIGGER IF EXISTS test_runs_delete_loadgen_requests ON test_runs;
 CREATE TRIGGER test_runs_delete_loadgen_requests AFTER DELETE ON test_runs
   REFERENCING OLD TABLE AS old_runs FOR EACH STATEMENT EXECUTE FUNCTION test_runs_delete_loadgen_requests();
 
+-- TRUNCATE test_runs (with CASCADE it emptied loadgen_requests through the key; without, it
+-- failed): empties loadgen_requests, so a run numbered again never inherits old rows.
+CREATE OR REPLACE FUNCTION test_runs_truncate_loadgen_requests() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  TRUNCATE loadgen_requests;
+  RETURN NULL;
+END $$;
+
+DROP TRIGGER IF EXISTS test_runs_truncate_loadgen_requests ON test_runs;
+CREATE TRIGGER test_runs_truncate_loadgen_requests AFTER TRUNCATE ON test_runs
+  FOR EACH STATEMENT EXECUTE FUNCTION test_runs_truncate_loadgen_requests();
+
 -- Down Migration
+DROP TRIGGER IF EXISTS test_runs_truncate_loadgen_requests ON test_runs;
+DROP FUNCTION IF EXISTS test_runs_truncate_loadgen_requests();
+DROP TRIGGER IF EXISTS loadgen_requests_check_moved_runs ON loadgen_requests;
 DROP TRIGGER IF EXISTS test_runs_delete_loadgen_requests ON test_runs;
 DROP FUNCTION IF EXISTS test_runs_delete_loadgen_requests();
 DROP TRIGGER IF EXISTS loadgen_requests_check_runs ON loadgen_requests;
