@@ -42,6 +42,8 @@ export class Connections {
     /** Pre-opened sockets not yet handed to their connection. @type {Set<import('node:net').Socket>} */
     this.unused = new Set();
     this.closed = false;
+    /** Opens sockets as undici's own clients do; one for every connection. */
+    this.connector = buildConnector({});
   }
 
   /** Connections opened so far. */
@@ -118,13 +120,12 @@ export class Connections {
     // URL keeps an IPv6 literal's brackets; the socket wants the bare address (as undici does).
     const host = hostname.replace(/^\[(.*)\]$/, '$1');
     const params = { protocol, hostname: host, host, port: port || (protocol === 'https:' ? '443' : '80') };
-    const connector = buildConnector({});
     const wanted = Math.max(0, Math.min(count, this.max) - this.clients.length);
     const opening = Array.from(
       { length: wanted },
       () =>
         new Promise((resolve) =>
-          connector(/** @type {any} */ (params), (err, socket) => {
+          this.connector(/** @type {any} */ (params), (err, socket) => {
             if (err) return resolve(undefined);
             if (this.closed) socket?.destroy();
             else this.idle.push(this.newClient(/** @type {import('node:net').Socket} */ (socket)));
@@ -149,7 +150,6 @@ export class Connections {
    * @param {import('node:net').Socket | undefined} socket
    */
   newClient(socket) {
-    const connector = buildConnector({});
     let ready = socket;
     /** @type {NodeJS.Timeout | undefined} */
     let unusedFor;
@@ -168,7 +168,7 @@ export class Connections {
         const first = ready;
         ready = undefined;
         clearTimeout(unusedFor);
-        if (!first || first.destroyed) return connector(options, callback);
+        if (!first || first.destroyed) return this.connector(options, callback);
         this.unused.delete(first);
         // As from a connector: later, never inside undici's own call.
         queueMicrotask(() => callback(null, first));

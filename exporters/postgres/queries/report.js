@@ -77,6 +77,7 @@ const PARTS = /** @type {const} */ ({
   paths: 'paths',
 });
 /** @typedef {Record<keyof typeof PARTS, Record<string, any>[]>} ReportData */
+const PART_NAMES = /** @type {Array<keyof ReportData>} */ (Object.keys(PARTS));
 
 /**
  * Everything the report shows for these runs, read in one snapshot (one REPEATABLE READ
@@ -137,7 +138,7 @@ export async function loadReportData(pool, runIds, { trim, recompute = false, lo
   /** @type {ReportData} */
   const data = { runs: [], errors: [], instanceSeries: [], paths: [] };
   for (const figures of ordered) {
-    for (const part of /** @type {Array<keyof ReportData>} */ (Object.keys(PARTS))) data[part].push(...figures[part]);
+    for (const part of PART_NAMES) data[part].push(...figures[part]);
   }
   return { ...data, stored: runIds.filter((id) => !missing.includes(id)) };
 }
@@ -151,14 +152,9 @@ function queriesDigest() {
 
 /** One run's rows of every part. @param {ReportData} data @param {number} runId @returns {ReportData} */
 function splitByRun(data, runId) {
-  /** @param {Record<string, any>[]} rows */
-  const of = (rows) => rows.filter((row) => Number(row.run_id) === runId);
-  return {
-    runs: of(data.runs),
-    errors: of(data.errors),
-    instanceSeries: of(data.instanceSeries),
-    paths: of(data.paths),
-  };
+  return /** @type {ReportData} */ (
+    Object.fromEntries(PART_NAMES.map((part) => [part, data[part].filter((row) => Number(row.run_id) === runId)]))
+  );
 }
 
 /**
