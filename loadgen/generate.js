@@ -205,13 +205,12 @@ function closedModel(load) {
 
 /**
  * Open model: request i is due at start + i / rate (after a ramp: see schedule.js), whether or not
- * earlier ones returned. Every
- * time the generator wakes up anyway (a response came in) it sends what is due; a timer wakes it
- * at the next due time when nothing else does (at least every millisecond). A request is never
- * sent early, and the delay between due and actual send is measured (send-time error). Enough
- * connections for answers within PREOPEN_LATENCY_MS at the asked rate are opened before the first
- * request is due; more are opened as needed up to the maximum; beyond it a request waits for one,
- * and is sent late.
+ * earlier ones returned. Every time the generator wakes up anyway (a response came in) it sends
+ * what is due; a timer wakes it at the next due time when nothing else does (at least every
+ * millisecond). A request is never sent early, and the delay between due and actual send is
+ * measured (send-time error). Enough connections for answers within PREOPEN_LATENCY_MS at the
+ * asked rate (the full rate, also with a ramp) are opened before the first request is due; more
+ * are opened as needed up to the maximum; beyond it a request waits for one, and is sent late.
  * @param {Load} load @param {number} rate @returns {Promise<ScheduleTally>}
  */
 async function openModel(load, rate) {
