@@ -1,10 +1,11 @@
 // paasmon's load generator (recording every request into PostgreSQL) against autocannon, on the
 // same target process at the same connection count, in alternating rounds; medians printed side by
-// side with the ratios of issue 13. Both clients run as processes and report their own CPU time the
-// same way (support/cpu-at-exit.js), less what a one-request run of each costs (start and exit);
-// PostgreSQL's CPU is its whole process tree's. Then the open
-// model at 80 % of the closed-model rate (once starting at full rate, once after a --ramp), a
-// constant-latency target (no stalls), and a 1,000,000-request run (peak RSS).
+// side with the ratios of issue 13, and undici alone (the HTTP client under paasmon, nothing else)
+// as the floor. All clients run as processes and report their own CPU time the same way
+// (support/cpu-at-exit.js), less what a run without load costs each (start and exit); PostgreSQL's
+// CPU is its whole process tree's. Then the open model at 80 % of the closed-model rate (once
+// starting at full rate, once after a --ramp), a constant-latency target (no stalls), and a
+// 1,000,000-request run (peak RSS).
 // Run: npm run bench -- loadgen   (BENCH_CONNECTIONS=32,8 BENCH_SECONDS=10 BENCH_ROUNDS=3
 //      BENCH_LONG_REQUESTS=1000000 BENCH_DELAY_MS=5 BENCH_RAMP=1s)
 import { spawn } from 'node:child_process';
@@ -25,6 +26,7 @@ const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 5);
 const RAMP = process.env.BENCH_RAMP ?? '1s';
 const CPU_AT_EXIT = `--import=${new URL('./support/cpu-at-exit.js', import.meta.url)}`;
 const AUTOCANNON = fileURLToPath(import.meta.resolve('autocannon/autocannon.js'));
+const UNDICI_LOOP = fileURLToPath(new URL('./support/undici-loop.js', import.meta.url));
 // What paasmon sends besides the request itself, for autocannon too (fixed values).
 const ID_HEADERS = [
   'x-correlation-id=0af76519-16cd-43dd-8448-eb211c80319c',
@@ -101,6 +103,24 @@ async function autocannon(url, connections, amount) {
   return { rps: result.requests.total / result.duration, requests: result.requests.total, cpu: cpuOf(stderr) };
 }
 
+/**
+ * undici alone, the HTTP client under paasmon's generator: the floor of its CPU per request.
+ * @param {string} url @param {number} connections @param {number} seconds
+ */
+async function undiciAlone(url, connections, seconds) {
+  const child = spawn(process.execPath, [UNDICI_LOOP, url, String(connections), String(seconds)], {
+    env: { ...process.env, NODE_OPTIONS: CPU_AT_EXIT },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  await once(child, 'close');
+  const requests = numberIn(stdout, /requests (\d+)/);
+  return { rps: requests / numberIn(stdout, /seconds (\S+)/), requests, cpu: cpuOf(stderr) };
+}
+
 const db = await startTestDatabase();
 const pgPid = postgresPid(db.port);
 /** @param {string[]} args */
@@ -133,8 +153,10 @@ try {
   // CPU per request leaves out each client's start and exit: the CPU of a one-request run.
   const acStartup = (await autocannon(target.url, 1, 1)).cpu;
   const pmStartup = (await paasmon(['--url', target.url, '--requests', '1'])).cpu;
+  const unStartup = (await undiciAlone(target.url, 1, 0)).cpu;
   console.log(
-    `startup + exit CPU (one request): autocannon ${acStartup.toFixed(2)} s, paasmon ${pmStartup.toFixed(2)} s`,
+    `startup + exit CPU (one request): autocannon ${acStartup.toFixed(2)} s, paasmon ${pmStartup.toFixed(2)} s, ` +
+      `undici alone ${unStartup.toFixed(2)} s`,
   );
   /** @type {Map<number, number>} */
   const closedRps = new Map();
@@ -143,12 +165,15 @@ try {
     for (let round = 0; round < ROUNDS; round++) {
       const ac = await autocannon(target.url, connections);
       const pm = await paasmon(['--url', target.url, '--duration', `${SECONDS}s`, '--parallel', String(connections)]);
+      const un = await undiciAlone(target.url, connections, SECONDS);
       ac.cpu -= acStartup;
       pm.cpu -= pmStartup;
-      rounds.push({ ac, pm });
+      un.cpu -= unStartup;
+      rounds.push({ ac, pm, un });
       console.log(
         `  c=${connections} round ${round + 1}: autocannon ${Math.round(ac.rps)} req/s ` +
-          `${us(ac.cpu, ac.requests)} us CPU/req` +
+          `${us(ac.cpu, ac.requests)} us CPU/req | undici alone ${Math.round(un.rps)} req/s ` +
+          `${us(un.cpu, un.requests)} us CPU/req` +
           ` | paasmon ${Math.round(pm.rps)} req/s ${us(pm.cpu, pm.recorded)} us CPU/req, ` +
           `PostgreSQL ${us(pm.pgCpu, pm.recorded)} us CPU/row, ${pm.recorded} recorded; ${load()}`,
       );
@@ -163,6 +188,12 @@ try {
     );
     console.log(`  paasmon / autocannon req/s = ${ratio.toFixed(2)}   (goal >= 0.80)`);
     console.log(`  paasmon / autocannon CPU per request = ${cpuRatio.toFixed(2)}   (goal <= 1.30)`);
+    // What the HTTP client alone costs and reaches: how much of the gap is paasmon's own work.
+    const floorRatio = median(rounds.map((r) => r.un.cpu / r.un.requests / (r.ac.cpu / r.ac.requests)));
+    console.log(
+      `  undici alone (same headers, no ids, no statistics, nothing recorded) / autocannon: ` +
+        `req/s ${median(rounds.map((r) => r.un.rps / r.ac.rps)).toFixed(2)}, CPU per request ${floorRatio.toFixed(2)}`,
+    );
     console.log(
       `  PostgreSQL CPU per recorded row: ${us(median(rounds.map((r) => r.pm.pgCpu / r.pm.recorded)), 1)} us`,
     );

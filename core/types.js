@@ -97,7 +97,7 @@
  * @typedef {object} Page
  * @property {RecordKind} kind
  * @property {PaasmonRecord[]} records
- * @property {EncodedRows} [encoded] rows already in COPY text (then `records` is empty): the load
+ * @property {EncodedRows} [encoded] rows already encoded for COPY (then `records` is empty): the load
  *   generator encodes each request as it completes instead of keeping an object per request
  * @property {{ source: string, position: string }} [checkpoint]
  * @property {Promise<unknown>} [commitAfter] the page's transaction saves its checkpoint and
@@ -106,7 +106,8 @@
  */
 
 /**
- * Rows of one kind already encoded as COPY text in the kind's column order.
+ * Rows of one kind already encoded as the tuples of a binary-format COPY (no header; COPY adds it),
+ * in the kind's column order.
  * @typedef {object} EncodedRows
  * @property {Buffer} data
  * @property {number} rows

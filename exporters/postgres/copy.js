@@ -8,6 +8,7 @@ import { copyValue } from './copy-text.js';
 export { copyValue } from './copy-text.js';
 
 /** @typedef {import('./tables.js').TableSpec} TableSpec */
+/** @typedef {import('../../core/types.js').EncodedRows} EncodedRows */
 
 /** One COPY line of a record. @param {TableSpec} spec @param {unknown} record */
 export function copyLine(spec, record) {
@@ -36,19 +37,29 @@ function* chunked(lines, count = { lines: 0 }) {
 }
 
 /**
- * COPY text as a stream: rows already encoded (one Buffer), or lines joined into chunks.
- * @param {Iterable<string> | Buffer} rows @param {{ lines: number }} [count] counts the rows
+ * The start of every COPY in binary format: signature, flags (no OIDs) and an empty header
+ * extension (PostgreSQL "COPY", File Formats). The rows follow; the end of data ends them.
+ */
+export const COPY_BINARY_HEADER = Buffer.from('PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0', 'latin1');
+
+/**
+ * Rows as a COPY stream, and the format clause it needs: rows already encoded (one Buffer of
+ * binary tuples), or text lines joined into chunks.
+ * @param {Iterable<string> | EncodedRows} rows @param {{ lines: number }} [count] counts the rows
  */
 function copySource(rows, count) {
-  if (!Buffer.isBuffer(rows)) return Readable.from(chunked(rows, count));
-  if (count) for (let i = rows.indexOf(10); i >= 0; i = rows.indexOf(10, i + 1)) count.lines += 1;
-  return Readable.from([rows]);
+  if (!isEncoded(rows)) return { stream: Readable.from(chunked(rows, count)), formatClause: '' };
+  if (count) count.lines += rows.rows;
+  return { stream: Readable.from([COPY_BINARY_HEADER, rows.data]), formatClause: ' (FORMAT binary)' };
 }
+
+/** @param {Iterable<string> | EncodedRows} rows @returns {rows is EncodedRows} */
+const isEncoded = (rows) => 'data' in rows && Buffer.isBuffer(rows.data);
 
 /**
  * COPY `lines` into a staging table, then insert the rows not already present. Runs inside the
  * caller's transaction.
- * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | Buffer} lines
+ * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | EncodedRows} lines
  * @returns {Promise<any[]>} the rows inserted now, with the spec's `returning` columns
  */
 export async function copyInsert(client, spec, lines) {
@@ -58,7 +69,8 @@ export async function copyInsert(client, spec, lines) {
     `CREATE TEMP TABLE IF NOT EXISTS ${staging} (LIKE ${spec.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,
   );
   const count = { lines: 0 };
-  await pipeline(copySource(lines, count), client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN`)));
+  const { stream, formatClause } = copySource(lines, count);
+  await pipeline(stream, client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN${formatClause}`)));
   const returning = spec.returning ? ` RETURNING ${spec.returning.map(([c]) => c).join(', ')}` : '';
   // DO NOTHING also skips a row that appears twice in one batch (no DISTINCT, no sort needed).
   const result = await client.query(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM ${staging}
@@ -78,12 +90,13 @@ export async function copyInsert(client, spec, lines) {
 /**
  * COPY straight into the table, for rows that cannot exist yet (fresh keys: new random bits). Runs inside
  * the caller's transaction.
- * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | Buffer} lines
+ * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | EncodedRows} lines
  */
 export async function copyNew(client, spec, lines) {
+  const { stream, formatClause } = copySource(lines);
   await pipeline(
-    copySource(lines),
-    client.query(copyStreams.from(`COPY ${spec.table} (${columnList(spec)}) FROM STDIN`)),
+    stream,
+    client.query(copyStreams.from(`COPY ${spec.table} (${columnList(spec)}) FROM STDIN${formatClause}`)),
   );
 }
 

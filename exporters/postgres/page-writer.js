@@ -13,7 +13,7 @@ const UNIQUE_VIOLATION = '23505';
 export function createPageWriter(pool) {
   return async function writePage({ kind, records, encoded, checkpoint, commitAfter }) {
     const spec = tableOf(kind);
-    const lines = () => encoded?.data ?? records.map((record) => copyLine(spec, record));
+    const lines = () => encoded ?? records.map((record) => copyLine(spec, record));
     const keyed = () =>
       inTransaction(pool, async (client) => {
         const rows = records.length || encoded?.rows ? await copyInsert(client, spec, lines()) : [];

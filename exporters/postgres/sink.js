@@ -9,7 +9,7 @@ import { createPageWriter } from './page-writer.js';
 /** @typedef {import('../../core/types.js').PaasmonRecord} PaasmonRecord */
 /** @typedef {import('../../core/types.js').EncodedRows} EncodedRows */
 /**
- * A buffered record, or rows already encoded as COPY text (written as one page).
+ * A buffered record, or rows already encoded for a binary COPY (written as one page).
  * @typedef {PaasmonRecord | { kind: import('../../core/types.js').RecordKind, encoded: EncodedRows }} Entry
  */
 
@@ -201,7 +201,7 @@ export function createPostgresSink(options) {
       notify();
     },
     /**
-     * Rows already encoded as COPY text, written as one page (the load generator's batches).
+     * Rows already encoded for a binary COPY, written as one page (the load generator's batches).
      * @param {import('../../core/types.js').RecordKind} kind @param {EncodedRows} encoded
      */
     writeEncoded(kind, encoded) {

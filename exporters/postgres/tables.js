@@ -1,5 +1,4 @@
 // Which table each record kind is stored in, its unique key, and how a record becomes a row.
-import { copyValue } from './copy-text.js';
 
 /**
  * @typedef {object} TableSpec
@@ -82,25 +81,24 @@ const LOADGEN_REQUESTS = {
   freshKeys: true,
 };
 
-/** Bytes of a loadgen_requests row besides its run, worker and error: id, time, duration, status, tabs. */
-const LOADGEN_ROW_BYTES = 36 + 1 + 27 + 1 + 24 + 1 + 11 + 1;
+/** Characters of a correlation id as the load generator draws it (a UUID). */
+const CORRELATION_ID_CHARS = 36;
+/**
+ * Bytes of a loadgen_requests row besides its run, worker and error text: the id, time, duration
+ * and status, each after its 4-byte length, and the error's length word.
+ */
+const LOADGEN_ROW_BYTES = 4 + CORRELATION_ID_CHARS + (4 + 8) + (4 + 8) + (4 + 4) + 4;
+/** Midnight 2000-01-01 UTC, where PostgreSQL's binary timestamps count from, in Unix ms. */
+const POSTGRES_EPOCH_MS = Date.UTC(2000, 0, 1);
 
 /**
- * Writes an integer >= 0 as decimal digits, at least `width` of them (zeros in front). No string
- * is made: the load generator writes tens of thousands of rows a second (bench/loadgen.bench.js).
- * @param {Buffer} page @param {number} at @param {number} value @param {number} width
- * @returns {number} the offset after it
+ * An integer as the 8 bytes of a binary int8; exact for |value| < 2^53 (no BigInt per row).
+ * @param {Buffer} page @param {number} at @param {number} value
  */
-function writeDigits(page, at, value, width) {
-  let digits = 1;
-  for (let v = value; v >= 10; v = Math.floor(v / 10)) digits++;
-  const end = at + Math.max(digits, width);
-  let v = value;
-  for (let i = end - 1; i >= at; i--) {
-    page[i] = 0x30 + (v % 10);
-    v = Math.floor(v / 10);
-  }
-  return end;
+function writeInt64(page, at, value) {
+  const high = Math.floor(value / 2 ** 32);
+  page.writeInt32BE(high, at);
+  page.writeUInt32BE(value - high * 2 ** 32, at + 4);
 }
 
 /** @param {Buffer} page @param {number} at @param {Uint8Array} bytes @returns {number} the offset after them */
@@ -109,25 +107,29 @@ function writeBytes(page, at, bytes) {
   return at + bytes.length;
 }
 
-/** The second being written, as 'YYYY-MM-DDTHH:MM:SS' bytes. */
-let encodedSecond = Number.NaN;
-let encodedSecondBytes = Buffer.alloc(0);
-
 /**
  * loadgen_requests rows straight from the generator's numbers into a page buffer, in
- * LOADGEN_REQUESTS column order, as the bytes of COPY text lines: the generic column mapper (a
- * record object, a Date, an escape pass per value) was a fifth of the load generator's CPU, and a
- * line as a string still cost a number-to-string, a string join and a copy per row. Times are
- * written to the microsecond (what PostgreSQL keeps), durations in ms to the nanosecond.
+ * LOADGEN_REQUESTS column order, as the tuples of a binary COPY: the generic column mapper (a
+ * record object, a Date, an escape pass per value) was a fifth of the load generator's CPU; a
+ * text line still cost digit loops here, and in PostgreSQL a third of its CPU per row went to
+ * parsing the text (timestamps above all; bench/loadgen.bench.js). Times are kept to the
+ * microsecond (what PostgreSQL keeps), durations in ms to the nanosecond, as the text rows were.
  * @param {{ runId: number, worker: string }} run
  */
 export function loadgenRowEncoder({ runId, worker }) {
-  const head = Buffer.from(`${copyValue(runId)}\t`);
-  const tail = Buffer.from(`\t${copyValue(worker)}\n`);
+  // The field count and run_id, the same in every row of the run; then the worker, last.
+  const head = Buffer.alloc(2 + 4 + 8);
+  head.writeInt16BE(LOADGEN_REQUESTS.columns.length, 0);
+  head.writeInt32BE(8, 2);
+  writeInt64(head, 6, runId);
+  const workerBytes = Buffer.from(worker, 'utf8');
+  const tail = Buffer.alloc(4 + workerBytes.length);
+  tail.writeInt32BE(workerBytes.length, 0);
+  workerBytes.copy(tail, 4);
   return {
     /** @param {string | null} error @returns {number} bytes the row takes at most */
     maxBytes: (error) =>
-      head.length + LOADGEN_ROW_BYTES + (error === null ? 2 : 2 * Buffer.byteLength(error)) + tail.length,
+      head.length + LOADGEN_ROW_BYTES + (error === null ? 0 : Buffer.byteLength(error)) + tail.length,
     /**
      * @param {Buffer} page with room for maxBytes(error) at `at` @param {number} at
      * @param {string} correlationId lower-case UUID @param {number} startedAtMs since 1970, with fractions
@@ -136,32 +138,26 @@ export function loadgenRowEncoder({ runId, worker }) {
      */
     write(page, at, correlationId, startedAtMs, durationMs, status, error) {
       let o = writeBytes(page, at, head);
-      o += page.write(correlationId, o, 'latin1');
-      page[o++] = 0x09;
-      let micros = Math.round(startedAtMs * 1000);
-      const second = Math.floor(micros / 1_000_000);
-      micros -= second * 1_000_000;
-      if (second !== encodedSecond) {
-        encodedSecond = second;
-        encodedSecondBytes = Buffer.from(new Date(second * 1000).toISOString().slice(0, 19), 'latin1');
-      }
-      o = writeBytes(page, o, encodedSecondBytes);
-      page[o++] = 0x2e; // .
-      o = writeDigits(page, o, micros, 6);
-      page[o++] = 0x5a; // Z
-      page[o++] = 0x09;
-      const durationNanos = Math.round(durationMs * 1e6);
-      const wholeMs = Math.floor(durationNanos / 1e6);
-      o = writeDigits(page, o, wholeMs, 1);
-      page[o++] = 0x2e;
-      o = writeDigits(page, o, durationNanos - wholeMs * 1e6, 6);
-      page[o++] = 0x09;
-      o = writeDigits(page, o, status, 1);
-      page[o++] = 0x09;
+      const idBytes = page.write(correlationId, o + 4, CORRELATION_ID_CHARS, 'latin1');
+      page.writeInt32BE(idBytes, o);
+      o += 4 + idBytes;
+      page.writeInt32BE(8, o);
+      writeInt64(page, o + 4, Math.round(startedAtMs * 1000) - POSTGRES_EPOCH_MS * 1000);
+      o += 12;
+      page.writeInt32BE(8, o);
+      page.writeDoubleBE(Math.round(durationMs * 1e6) / 1e6, o + 4);
+      o += 12;
+      page.writeInt32BE(4, o);
+      page.writeInt32BE(status, o + 4);
+      o += 8;
       if (error === null) {
-        page[o++] = 0x5c; // \N
-        page[o++] = 0x4e;
-      } else o += page.write(copyValue(error), o);
+        page.writeInt32BE(-1, o); // NULL
+        o += 4;
+      } else {
+        const errorBytes = page.write(error, o + 4, 'utf8');
+        page.writeInt32BE(errorBytes, o);
+        o += 4 + errorBytes;
+      }
       return writeBytes(page, o, tail);
     },
   };

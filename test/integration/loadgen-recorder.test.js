@@ -7,7 +7,10 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
+import { copyLine, copyNew, inTransaction } from '../../exporters/postgres/copy.js';
 import { migrate } from '../../exporters/postgres/migrate.js';
+import { createPageWriter } from '../../exporters/postgres/page-writer.js';
+import { loadgenRowEncoder, tableOf } from '../../exporters/postgres/tables.js';
 import { createPrometheusSink } from '../../exporters/prometheus.js';
 import { PREOPEN_LATENCY_MS, generateLoad } from '../../loadgen/generate.js';
 import { createRecorder } from '../../loadgen/recorder.js';
@@ -74,6 +77,72 @@ describe('load generator recorder and schedule', () => {
 
   const newRun = async () =>
     Number((await db.query("INSERT INTO test_runs (label, app_name) VALUES ('t', 'a') RETURNING id")).rows[0].id);
+
+  it("the encoder's binary rows read back from PostgreSQL as text rows of the same values do", async () => {
+    const [binaryRun, textRun] = [await newRun(), await newRun()];
+    const at = Date.parse('2026-11-22T10:00:00Z');
+    const worker = 'w\t1 ü';
+    // What each request is, and what PostgreSQL must hold for it (to the microsecond and nanosecond).
+    const cases = /** @type {Array<[[string, number, number, number, string | null], string, number]>} */ ([
+      [['019aa9c4-0000-7000-8000-000000000001', at + 123.456, 12.5, 200, null], '2026-11-22 10:00:00.123456', 12.5],
+      [['019aa9c4-0000-7000-8000-000000000002', at - 0.0016, 0, 0, 'timeout'], '2026-11-22 09:59:59.999998', 0],
+      [
+        [
+          '019aa9c4-0000-7000-8000-000000000003',
+          Date.parse('1999-12-31T23:59:59.999Z') + 0.25,
+          30_000.25,
+          503,
+          'odd\terror\\ é',
+        ],
+        '1999-12-31 23:59:59.999250',
+        30_000.25,
+      ],
+      [
+        ['019aa9c4-0000-7000-8000-000000000004', at + 0.0071, 123.4567894, 204, ''],
+        '2026-11-22 10:00:00.000007',
+        123.456789,
+      ],
+    ]);
+    const encoder = loadgenRowEncoder({ runId: binaryRun, worker });
+    const data = Buffer.alloc(cases.reduce((n, [request]) => n + encoder.maxBytes(request[4]), 0));
+    let end = 0;
+    for (const [request] of cases) end = encoder.write(data, end, ...request);
+    const spec = tableOf('loadgen_request');
+    await inTransaction(pool, (client) => copyNew(client, spec, { data: data.subarray(0, end), rows: cases.length }));
+    const lines = cases.map(([[correlationId, , , status, error], time, durationMs]) =>
+      copyLine(spec, { runId: textRun, correlationId, startedAt: `${time}Z`, durationMs, status, error, worker }),
+    );
+    await inTransaction(pool, (client) => copyNew(client, spec, lines));
+    const read = async (/** @type {number} */ runId) =>
+      (
+        await db.query(
+          `SELECT correlation_id, to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS started_at,
+                  duration_ms, status, error, worker
+           FROM loadgen_requests WHERE run_id = $1 ORDER BY correlation_id`,
+          [runId],
+        )
+      ).rows;
+    const binary = await read(binaryRun);
+    assert.deepEqual(
+      binary,
+      cases.map(([[correlationId, , , status, error], time, durationMs]) => ({
+        correlation_id: correlationId,
+        started_at: time,
+        duration_ms: durationMs,
+        status,
+        error,
+        worker,
+      })),
+    );
+    assert.deepEqual(binary, await read(textRun));
+    // A page written again (its commit was not acknowledged) falls back to the keyed insert: no duplicates.
+    await createPageWriter(pool)({
+      kind: 'loadgen_request',
+      records: [],
+      encoded: { data: data.subarray(0, end), rows: 4 },
+    });
+    assert.deepEqual(await read(binaryRun), binary);
+  });
 
   it('a COPY held up by a lock does not slow sending until every write slot is busy; then the waits are counted', async () => {
     const runId = await newRun();
