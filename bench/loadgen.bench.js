@@ -9,10 +9,11 @@
 // Run: npm run bench -- loadgen   (BENCH_CONNECTIONS=32,8 BENCH_SECONDS=10 BENCH_ROUNDS=3
 //      BENCH_LONG_REQUESTS=1000000 BENCH_DELAY_MS=5 BENCH_RAMP=1s)
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { startCli } from '../test/support/cli.js';
+import { CLI, startCli } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { watchOver } from '../test/support/reaper.js';
 import { exitWithPeakRss, peakRssMb } from './support/peak-rss.js';
@@ -27,6 +28,10 @@ const RAMP = process.env.BENCH_RAMP ?? '1s';
 const CPU_AT_EXIT = `--import=${new URL('./support/cpu-at-exit.js', import.meta.url)}`;
 const AUTOCANNON = fileURLToPath(import.meta.resolve('autocannon/autocannon.js'));
 const UNDICI_LOOP = fileURLToPath(new URL('./support/undici-loop.js', import.meta.url));
+// The V8 flags paasmon runs with (its shebang), for undici alone too: heap settings change CPU per request.
+const CLI_V8_FLAGS = (/node (.*)$/.exec(fs.readFileSync(CLI, 'utf8').split('\n')[0])?.[1] ?? '')
+  .split(' ')
+  .filter(Boolean);
 // What paasmon sends besides the request itself, for autocannon too (fixed values).
 const ID_HEADERS = [
   'x-correlation-id=0af76519-16cd-43dd-8448-eb211c80319c',
@@ -108,7 +113,7 @@ async function autocannon(url, connections, amount) {
  * @param {string} url @param {number} connections @param {number} seconds
  */
 async function undiciAlone(url, connections, seconds) {
-  const child = spawn(process.execPath, [UNDICI_LOOP, url, String(connections), String(seconds)], {
+  const child = spawn(process.execPath, [...CLI_V8_FLAGS, UNDICI_LOOP, url, String(connections), String(seconds)], {
     env: { ...process.env, NODE_OPTIONS: CPU_AT_EXIT },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -116,7 +121,8 @@ async function undiciAlone(url, connections, seconds) {
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
-  await once(child, 'close');
+  const [code] = await once(child, 'close');
+  if (code !== 0) throw new Error(`undici alone failed (exit ${code}): ${stdout}${stderr}`);
   const requests = numberIn(stdout, /requests (\d+)/);
   return { rps: requests / numberIn(stdout, /seconds (\S+)/), requests, cpu: cpuOf(stderr) };
 }
@@ -153,7 +159,7 @@ try {
   // CPU per request leaves out each client's start and exit: the CPU of a one-request run.
   const acStartup = (await autocannon(target.url, 1, 1)).cpu;
   const pmStartup = (await paasmon(['--url', target.url, '--requests', '1'])).cpu;
-  const unStartup = (await undiciAlone(target.url, 1, 0)).cpu;
+  const unStartup = (await undiciAlone(target.url, 1, 0)).cpu; // 0 s: one request
   console.log(
     `startup + exit CPU (one request): autocannon ${acStartup.toFixed(2)} s, paasmon ${pmStartup.toFixed(2)} s, ` +
       `undici alone ${unStartup.toFixed(2)} s`,
@@ -163,9 +169,19 @@ try {
   for (const connections of CONNECTIONS) {
     const rounds = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const ac = await autocannon(target.url, connections);
-      const pm = await paasmon(['--url', target.url, '--duration', `${SECONDS}s`, '--parallel', String(connections)]);
-      const un = await undiciAlone(target.url, connections, SECONDS);
+      // The order turns each round: no client always runs right after PostgreSQL's writes.
+      /** @type {Array<() => Promise<any>>} */
+      const clients = [
+        () => autocannon(target.url, connections),
+        () => paasmon(['--url', target.url, '--duration', `${SECONDS}s`, '--parallel', String(connections)]),
+        () => undiciAlone(target.url, connections, SECONDS),
+      ];
+      const results = [];
+      for (let k = 0; k < clients.length; k++) {
+        const i = (k + round) % clients.length;
+        results[i] = await clients[i]();
+      }
+      const [ac, pm, un] = results;
       ac.cpu -= acStartup;
       pm.cpu -= pmStartup;
       un.cpu -= unStartup;

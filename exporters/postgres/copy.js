@@ -38,9 +38,10 @@ function* chunked(lines, count = { lines: 0 }) {
 
 /**
  * The start of every COPY in binary format: signature, flags (no OIDs) and an empty header
- * extension (PostgreSQL "COPY", File Formats). The rows follow; the end of data ends them.
+ * extension (PostgreSQL "COPY", File Formats); the rows follow, then the trailer (a field count of -1).
  */
 export const COPY_BINARY_HEADER = Buffer.from('PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0', 'latin1');
+const COPY_BINARY_TRAILER = Buffer.from([0xff, 0xff]);
 
 /**
  * Rows as a COPY stream, and the format clause it needs: rows already encoded (one Buffer of
@@ -50,7 +51,10 @@ export const COPY_BINARY_HEADER = Buffer.from('PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\
 function copySource(rows, count) {
   if (!isEncoded(rows)) return { stream: Readable.from(chunked(rows, count)), formatClause: '' };
   if (count) count.lines += rows.rows;
-  return { stream: Readable.from([COPY_BINARY_HEADER, rows.data]), formatClause: ' (FORMAT binary)' };
+  return {
+    stream: Readable.from([COPY_BINARY_HEADER, rows.data, COPY_BINARY_TRAILER]),
+    formatClause: ' (FORMAT binary)',
+  };
 }
 
 /** @param {Iterable<string> | EncodedRows} rows @returns {rows is EncodedRows} */

@@ -137,10 +137,12 @@ export function loadgenRowEncoder({ runId, worker }) {
      * @returns {number} the offset after the row
      */
     write(page, at, correlationId, startedAtMs, durationMs, status, error) {
+      // maxBytes counts on it; any other id would be cut short or overrun the page.
+      if (correlationId.length !== CORRELATION_ID_CHARS) throw new Error(`not a UUID: ${correlationId}`);
       let o = writeBytes(page, at, head);
-      const idBytes = page.write(correlationId, o + 4, CORRELATION_ID_CHARS, 'latin1');
-      page.writeInt32BE(idBytes, o);
-      o += 4 + idBytes;
+      page.writeInt32BE(CORRELATION_ID_CHARS, o);
+      page.write(correlationId, o + 4, CORRELATION_ID_CHARS, 'latin1');
+      o += 4 + CORRELATION_ID_CHARS;
       page.writeInt32BE(8, o);
       writeInt64(page, o + 4, Math.round(startedAtMs * 1000) - POSTGRES_EPOCH_MS * 1000);
       o += 12;

@@ -399,23 +399,38 @@ describe('paasmon run and loadgen', () => {
     }
   });
 
-  it('a killed load generator loses at most one batch', async () => {
-    const app = await startApp(() => ({}));
-    const run = await newRun();
-    const loadgen = startCli(
-      ['loadgen', '--url', app.url, '--duration', '30s', '--parallel', '4', '--run', String(run)],
-      env,
-    );
-    await waitFor(async () => (await rows(run)).length > 2000, { timeoutMs: 30_000, what: 'some batches written' });
-    await new Promise((r) => setTimeout(r, 700));
-    loadgen.child.kill('SIGKILL');
-    await loadgen.exited;
-    const sent = app.seen.length;
-    const stored = (await rows(run)).length;
-    assert.ok(
-      sent - stored <= 2000 + 4,
-      `sent ${sent}, stored ${stored}: lost ${sent - stored}, at most one batch (2000) and the requests in flight`,
-    );
-    await app.close();
+  it('a killed load generator loses at most the page being filled: what was sent over 2 s before is stored', async () => {
+    /** @type {Array<[number, string]>} when each request arrived, and its id */
+    const arrivals = [];
+    const app = await startApp((n, req) => {
+      arrivals.push([Date.now(), String(req.headers['x-correlation-id'])]);
+      return {};
+    });
+    try {
+      const run = await newRun();
+      const loadgen = startCli(
+        ['loadgen', '--url', app.url, '--duration', '30s', '--parallel', '4', '--run', String(run)],
+        env,
+      );
+      await waitFor(async () => (await rows(run)).length > 0, { timeoutMs: 30_000, what: 'a page written' });
+      // A few more pages (one a second while fewer than a page's rows come in), then the crash.
+      await new Promise((r) => setTimeout(r, 3000));
+      const killedAt = Date.now();
+      loadgen.child.kill('SIGKILL');
+      await loadgen.exited;
+      const stored = new Set((await rows(run)).map((r) => r.correlation_id));
+      // Pages go out when full or after a second, and take a moment to commit.
+      const early = arrivals.filter(([at]) => at < killedAt - 2000);
+      assert.ok(early.length > 100, `${early.length} requests sent over 2 s before the kill`);
+      const lost = early.filter(([, id]) => !stored.has(id)).length;
+      assert.equal(lost, 0, `${lost} of the ${early.length} requests sent over 2 s before the kill were lost`);
+      assert.ok(stored.size < arrivals.length, 'the page being filled is lost (the kill is a crash)');
+      assert.ok(
+        arrivals.length - stored.size <= 10_000 + 4,
+        `lost ${arrivals.length - stored.size}: at most a page (10,000) and the requests in flight`,
+      );
+    } finally {
+      await app.close();
+    }
   });
 });
