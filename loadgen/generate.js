@@ -7,6 +7,7 @@
 // dispatch callbacks (no promise, no closure), and it is handed to the recorder as plain numbers.
 import { Connections } from './connections.js';
 import { drawIds, headerTemplate } from './ids.js';
+import { Schedule } from './schedule.js';
 import { createStats } from './stats.js';
 
 /** The open model opens, before it starts, the connections answers within this long would need. */
@@ -26,6 +27,7 @@ export const PREOPEN_WAIT_MS = 200;
  * @property {number | undefined} durationMs stop sending after this long
  * @property {number} parallel closed model: requests in flight
  * @property {number | undefined} rate open model: requests per second
+ * @property {number} [rampMs] open model: the rate rises linearly from 0 to `rate` over this long
  * @property {string} correlationHeader
  */
 
@@ -196,14 +198,20 @@ function closedModel(load) {
 }
 
 /**
- * Open model: request i is due at start + i / rate, whether or not earlier ones returned. Every
- * time the generator wakes up anyway (a response came in) it sends what is due; a timer wakes it
- * at the next due time when nothing else does (at least every millisecond). A request is never
- * sent early, and the delay between due and actual send is measured (send-time error). Enough
- * connections for answers within PREOPEN_LATENCY_MS at the asked rate are opened before the first
- * request is due; more are opened as needed up to the maximum; beyond it a request waits for one,
- * and is sent late.
- * @param {Load} load @param {number} rate @returns {Promise<void>}
+ * What the open model's schedule did: requests due before sending stopped, and those sent; sends
+ * after the ramp's end and the time from the ramp's end to the last of them (the full-rate part).
+ * @typedef {{ scheduled: number, sent: number, sentAtFullRate: number, fullRateMs: number }} ScheduleTally
+ */
+
+/**
+ * Open model: request i is due at start + i / rate (after a ramp: see schedule.js), whether or not
+ * earlier ones returned. Every time the generator wakes up anyway (a response came in) it sends
+ * what is due; a timer wakes it at the next due time when nothing else does (at least every
+ * millisecond). A request is never sent early, and the delay between due and actual send is
+ * measured (send-time error). Enough connections for answers within PREOPEN_LATENCY_MS at the
+ * asked rate (the full rate, also with a ramp) are opened before the first request is due; more
+ * are opened as needed up to the maximum; beyond it a request waits for one, and is sent late.
+ * @param {Load} load @param {number} rate @returns {Promise<ScheduleTally>}
  */
 async function openModel(load, rate) {
   await load.connections.preopen(Math.ceil((rate * PREOPEN_LATENCY_MS) / 1000), {
@@ -214,22 +222,33 @@ async function openModel(load, rate) {
   load.clockStart = performance.now();
   load.epochOffset = Date.now() - load.clockStart;
   if (load.options.durationMs !== undefined) load.deadline = load.clockStart + load.options.durationMs;
-  const interval = 1000 / rate;
+  const schedule = new Schedule(rate, load.options.rampMs ?? 0);
+  const rampEndsAt = load.clockStart + schedule.rampMs;
   let next = 0;
+  let scheduled = 0;
   let scheduling = true;
+  // A send counts at full rate when it came after the ramp's end (strictly: each such send stands
+  // for the interval before it, so a kept schedule reads as the asked rate).
+  let sentAtFullRate = 0;
+  let lastSentAt = rampEndsAt;
   /** @type {NodeJS.Timeout | undefined} */
   let timer;
   return new Promise((resolve) => {
     const finishIfIdle = () => {
-      if (!scheduling && load.inFlight === 0 && !load.recordWait) resolve();
+      if (!scheduling && load.inFlight === 0 && !load.recordWait) {
+        resolve({ scheduled, sent: next, sentAtFullRate, fullRateMs: lastSentAt - rampEndsAt });
+      }
     };
     /** Sends every request due by now. @returns {number} ms until the next one is due, 0 when none is left */
     const sendDue = () => {
       const now = performance.now();
       for (;;) {
-        const dueAt = load.clockStart + next * interval;
+        const dueAt = load.clockStart + schedule.dueOffset(next);
         if (dueAt >= load.deadline || !load.more()) {
           scheduling = false;
+          // Due before sending stopped (the deadline, --requests or a signal), sent or not.
+          const stoppedAfter = Math.min(now - load.clockStart, load.options.durationMs ?? Infinity);
+          scheduled = Math.max(next, Math.min(load.options.requests ?? Infinity, schedule.dueBefore(stoppedAfter)));
           clearTimeout(timer);
           finishIfIdle();
           return 0;
@@ -252,7 +271,12 @@ async function openModel(load, rate) {
       if (wait > 0) timer = setTimeout(tick, Math.max(1, wait - 1));
     };
     load.onDone = (exchange) => {
-      load.stats.recordSend(exchange.sentAt - exchange.dueAt);
+      const sentAt = exchange.sentAt;
+      load.stats.recordSend(sentAt - exchange.dueAt);
+      if (sentAt > rampEndsAt) {
+        sentAtFullRate += 1;
+        if (sentAt > lastSentAt) lastSentAt = sentAt;
+      }
       if (scheduling && !load.recordWait) sendDue();
       finishIfIdle();
     };
@@ -269,8 +293,10 @@ export async function generateLoad(options, hooks) {
   const progress = hooks.onProgress
     ? setInterval(() => hooks.onProgress?.(load.stats, performance.now() - load.clockStart), 1000)
     : undefined;
+  /** @type {ScheduleTally | undefined} */
+  let schedule;
   try {
-    if (options.rate) await openModel(load, options.rate);
+    if (options.rate) schedule = await openModel(load, options.rate);
     else await closedModel(load);
   } finally {
     clearInterval(progress);
@@ -282,5 +308,7 @@ export async function generateLoad(options, hooks) {
     startedAt: load.clockStart,
     elapsedMs: performance.now() - load.clockStart,
     connectionsOpened: load.connections.opened,
+    /** open model only */
+    schedule,
   };
 }

@@ -45,7 +45,7 @@ export async function runLoad(pool, runId, options, { log, out, signal, observe,
         return recorder.record(correlationId, startedAtMs, durationMs, status, error);
       }
     : recorder.record;
-  const { stats, elapsedMs, connectionsOpened } = await generateLoad(options, {
+  const { stats, elapsedMs, connectionsOpened, schedule } = await generateLoad(options, {
     signal,
     record,
     onProgress: progress
@@ -58,10 +58,12 @@ export async function runLoad(pool, runId, options, { log, out, signal, observe,
     (err) => err,
   );
   out(formatSummary(stats, elapsedMs));
-  if (options.rate) out(formatSchedule(stats, elapsedMs, { ...options, rate: options.rate, connectionsOpened }));
+  if (options.rate) {
+    out(formatSchedule(stats, elapsedMs, { ...options, rate: options.rate, connectionsOpened, schedule }));
+  }
   out(`\nrun ${runId}, worker ${options.worker}: ${recorder.written} requests recorded${formatWaits(recorder.waits)}`);
   if (options.summaryExport) {
-    writeSummary(options.summaryExport, summaryJson(stats, elapsedMs, { ...options, runId }));
+    writeSummary(options.summaryExport, summaryJson(stats, elapsedMs, { ...options, runId, schedule }));
   }
   if (unwritten) throw unwritten;
   const broken = failedChecks(stats, options);

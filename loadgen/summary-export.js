@@ -3,10 +3,12 @@
 // significant digits), min, max and mean exact.
 import fs from 'node:fs';
 import { BUCKET_BOUNDS_MS } from './stats.js';
+import { sentRate } from './summary.js';
 
 /**
  * @param {import('./stats.js').Stats} stats @param {number} elapsedMs
- * @param {{ runId: number, worker: string, url: string, rate?: number, parallel: number }} run
+ * @param {{ runId: number, worker: string, url: string, rate?: number, rampMs?: number, parallel: number,
+ *   schedule?: import('./generate.js').ScheduleTally }} run
  */
 export function summaryJson(stats, elapsedMs, run) {
   let cumulative = 0;
@@ -20,6 +22,11 @@ export function summaryJson(stats, elapsedMs, run) {
     url: run.url,
     model: run.rate ? 'open' : 'closed',
     rate_per_s: run.rate ?? null,
+    // Open model: the ramp, requests due and sent, and the rate sent (at full rate after a ramp).
+    ramp_s: run.rate ? (run.rampMs ?? 0) / 1000 : null,
+    scheduled: run.schedule?.scheduled ?? null,
+    sent: run.schedule?.sent ?? null,
+    sent_per_s: run.rate ? (sentRate(stats, elapsedMs, { ...run, rate: run.rate }) ?? null) : null,
     parallel: run.rate ? null : run.parallel,
     requests: stats.count,
     errors: stats.errorCount,

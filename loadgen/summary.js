@@ -37,19 +37,51 @@ export function formatProgress(s, elapsedMs) {
 }
 
 /**
- * The open model's schedule: asked and achieved rate, how late requests were sent against their
- * due times, and, loudly, when the asked rate was not kept (as k6 reports dropped iterations).
- * @param {import('./stats.js').Stats} stats @param {number} elapsedMs
- * @param {{ rate: number, connections: number, connectionsOpened: number }} run
+ * @typedef {object} ScheduleRun
+ * @property {number} rate
+ * @property {number} [rampMs]
+ * @property {import('./generate.js').ScheduleTally} [schedule]
  */
-export function formatSchedule(stats, elapsedMs, { rate, connections, connectionsOpened }) {
-  const achieved = stats.count / (elapsedMs / 1000);
+
+/**
+ * The rate the open model sent at. Without a ramp, every request over the whole run (from the
+ * first due time to the last response), as before ramps existed. With one, the full-rate part
+ * only: the requests sent after the ramp's end over the time from the ramp's end to the last send;
+ * each such send stands for the interval before it, so a kept schedule reads as the asked rate.
+ * Undefined when nothing was sent after the ramp.
+ * @param {import('./stats.js').Stats} stats @param {number} elapsedMs @param {ScheduleRun} run
+ * @returns {number | undefined} requests per second
+ */
+export function sentRate(stats, elapsedMs, { rampMs, schedule }) {
+  if (!rampMs) return elapsedMs > 0 ? stats.count / (elapsedMs / 1000) : 0;
+  if (!schedule?.sentAtFullRate || schedule.fullRateMs <= 0) return undefined;
+  return schedule.sentAtFullRate / (schedule.fullRateMs / 1000);
+}
+
+/** @param {number} ms e.g. 1000 -> "1s" */
+const seconds = (ms) => `${ms / 1000}s`;
+
+/**
+ * The open model's schedule: asked and achieved rate, requests scheduled and sent, how late they
+ * were sent against their due times, and, loudly, when the asked rate was not kept (as k6 reports
+ * dropped iterations).
+ * @param {import('./stats.js').Stats} stats @param {number} elapsedMs
+ * @param {ScheduleRun & { connections: number, connectionsOpened: number }} run
+ */
+export function formatSchedule(stats, elapsedMs, run) {
+  const { rate, rampMs, schedule, connections, connectionsOpened } = run;
+  const sent = sentRate(stats, elapsedMs, run);
+  const asked = rampMs
+    ? `${rate} req/s after a ${seconds(rampMs)} ramp from 0; ` +
+      (sent === undefined ? 'the run ended within the ramp' : `sent ${sent.toFixed(1)} req/s at full rate`)
+    : `${rate} req/s; sent ${/** @type {number} */ (sent).toFixed(1)} req/s`;
   const lines = [
     '',
-    `Schedule (open model, --rate ${rate}):`,
-    `  Asked:        ${rate} req/s; sent ${achieved.toFixed(1)} req/s`,
+    `Schedule (open model, --rate ${rate}${rampMs ? ` --ramp ${seconds(rampMs)}` : ''}):`,
+    `  Asked:        ${asked}`,
     `  Send time after due (ms): p50 ${fmt(stats.sendLagPercentile(50))}  p99 ${fmt(stats.sendLagPercentile(99))}` +
       `  max ${fmt(stats.sendLagMaxMs)}`,
+    ...(schedule ? [`  Scheduled:    ${formatScheduled(schedule)}`] : []),
     `  Connections:  ${connectionsOpened} opened (at most ${connections}, --connections)`,
     `  Late sends:   ${stats.lateSends} (more than ${LATE_SEND_MS} ms after their due time)`,
   ];
@@ -65,6 +97,13 @@ export function formatSchedule(stats, elapsedMs, { rate, connections, connection
     );
   }
   return lines.join('\n');
+}
+
+/** @param {import('./generate.js').ScheduleTally} schedule */
+function formatScheduled({ scheduled, sent }) {
+  const unsent = scheduled - sent;
+  const why = unsent > 0 ? ` (${unsent} due before sending stopped were not sent: the generator was behind)` : '';
+  return `${scheduled} requests due, ${sent} sent${why}`;
 }
 
 /** The recorder's back-pressure, when it bit. @param {number} waits */

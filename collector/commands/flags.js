@@ -19,11 +19,15 @@ export function numberFlag(value, flag, options = {}) {
   return n;
 }
 
-/** @param {string | undefined} text @param {string} flag @returns {number | undefined} milliseconds */
-export function durationFlag(text, flag) {
+/**
+ * @param {string | undefined} text @param {string} flag @param {{ zero?: boolean }} [options] zero: 0 allowed
+ * @returns {number | undefined} milliseconds
+ */
+export function durationFlag(text, flag, options = {}) {
   if (text === undefined) return undefined;
+  if (options.zero && text.trim() === '0') return 0;
   const ms = parseDuration(text);
-  if (ms === undefined || ms <= 0) {
+  if (ms === undefined || ms < 0 || (ms === 0 && !options.zero)) {
     const message = `${flag} must be a duration such as 500ms, 30s or 2m, got ${JSON.stringify(text)}`;
     throw new ConfigError(message, { variable: flag });
   }
@@ -98,6 +102,7 @@ export const OPEN_MODEL_CONNECTIONS = 100;
  * @property {string} [duration]
  * @property {string} [parallel]
  * @property {string} [rate]
+ * @property {string} [ramp]
  * @property {string} [run]
  * @property {string} [method]
  * @property {string[]} [header]
@@ -131,6 +136,7 @@ export function loadgenOptions(flags, config) {
   }
   const parallel = numberFlag(flags.parallel, '--parallel', { integer: true, min: 1 }) ?? 1;
   const rate = numberFlag(flags.rate, '--rate', { min: 0.001 });
+  const rampMs = rampFlag(flags.ramp, rate, durationMs);
   const index = config.instanceIndex;
   return {
     url: url.toString(),
@@ -145,6 +151,7 @@ export function loadgenOptions(flags, config) {
     durationMs,
     parallel,
     rate,
+    rampMs,
     correlationHeader: config.correlationHeader,
     runId: flags.run === undefined ? config.runId : numberFlag(flags.run, '--run', { integer: true, min: 1 }),
     startAt: flags.startAt === undefined ? undefined : timeFlag(flags.startAt, '--start-at', new Date()),
@@ -153,4 +160,25 @@ export function loadgenOptions(flags, config) {
     maxP95Ms: numberFlag(flags.maxP95, '--max-p95'),
     summaryExport: flags.summaryExport,
   };
+}
+
+/**
+ * --ramp: the open model's rate rises from 0 to --rate over this long, within --duration.
+ * @param {string | undefined} text @param {number | undefined} rate @param {number | undefined} durationMs
+ * @returns {number} ms, 0 without a ramp
+ */
+function rampFlag(text, rate, durationMs) {
+  if (text === undefined) return 0;
+  if (rate === undefined) {
+    throw new ConfigError('--ramp raises the rate of --rate (the open model); add --rate R or leave --ramp out', {
+      variable: '--ramp',
+    });
+  }
+  const rampMs = /** @type {number} */ (durationFlag(text, '--ramp', { zero: true }));
+  if (durationMs !== undefined && rampMs > durationMs) {
+    throw new ConfigError(`--ramp ${text} is longer than --duration (which includes the ramp); shorten the ramp`, {
+      variable: '--ramp',
+    });
+  }
+  return rampMs;
 }

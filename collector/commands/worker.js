@@ -1,6 +1,6 @@
 // `paasmon worker`: a load-generator instance that idles until a run is scheduled in test_runs
-// with its parameters in meta (url, and requests or duration; parallel, rate, timeout, method,
-// connections, start_at), drives it, and waits for the next. Changing a parameter is a new
+// with its parameters in meta (url, and requests or duration; parallel, rate, ramp, timeout,
+// method, connections, start_at), drives it, and waits for the next. Changing a parameter is a new
 // `paasmon run start`, never a `cf push`.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
@@ -20,6 +20,7 @@ export function flagsFromMeta(meta) {
     duration: meta.duration,
     parallel: meta.parallel,
     rate: meta.rate,
+    ramp: meta.ramp,
     timeout: meta.timeout,
     method: meta.method,
     connections: meta.connections,

@@ -84,6 +84,18 @@ const usage = [
     code: 2,
     says: /--app and --label describe the run loadgen creates/,
   },
+  {
+    name: 'loadgen --ramp without --rate',
+    args: ['loadgen', '--url', 'http://127.0.0.1:9', '--duration', '5s', '--parallel', '2', '--ramp', '1s'],
+    code: 2,
+    says: /^paasmon: invalid configuration: --ramp raises the rate of --rate \(the open model\); add --rate R or leave --ramp out/,
+  },
+  {
+    name: 'loadgen --ramp longer than --duration',
+    args: ['loadgen', '--url', 'http://127.0.0.1:9', '--duration', '5s', '--rate', '10', '--ramp', '6s'],
+    code: 2,
+    says: /--ramp 6s is longer than --duration \(which includes the ramp\)/,
+  },
   { name: 'ingest --from alone', args: ['ingest', '--from', 'now-5m'], code: 2, says: /--from and --to go together/ },
   { name: 'ingest without a source', args: ['ingest'], code: 2, says: /SEARCH_URL is required/ },
   { name: 'correlate --run word', args: ['correlate', '--run', 'abc'], code: 2, says: /--run must be a whole number/ },

@@ -68,6 +68,26 @@ describe('loadgenOptions', () => {
     assert.equal(given.connections, 3);
   });
 
+  it('--ramp: open model only, within --duration; 0 or absent is no ramp', () => {
+    const open = { url: 'http://h/', duration: '10s', rate: '50' };
+    assert.equal(loadgenOptions({ ...open, ramp: '2s' }, config).rampMs, 2000);
+    assert.equal(loadgenOptions({ ...open, ramp: '10s' }, config).rampMs, 10_000, 'the whole run may ramp');
+    assert.equal(loadgenOptions({ ...open, ramp: '0' }, config).rampMs, 0);
+    assert.equal(loadgenOptions({ ...open, ramp: '0s' }, config).rampMs, 0);
+    assert.equal(loadgenOptions(open, config).rampMs, 0);
+    assert.equal(loadgenOptions({ url: 'http://h/', requests: '100', rate: '50', ramp: '1m' }, config).rampMs, 60_000);
+    assert.throws(() => loadgenOptions({ ...open, ramp: '11s' }, config), {
+      variable: '--ramp',
+      message: /--ramp 11s is longer than --duration/,
+    });
+    assert.throws(() => loadgenOptions({ url: 'http://h/', duration: '10s', ramp: '1s' }, config), {
+      variable: '--ramp',
+      message: /--ramp raises the rate of --rate/,
+    });
+    assert.throws(() => loadgenOptions({ ...open, ramp: 'slowly' }, config), /--ramp must be a duration/);
+    assert.throws(() => loadgenOptions({ ...open, ramp: '-1s' }, config), /--ramp must be a duration/);
+  });
+
   it('run and worker name from the configuration (RUN_ID, CF_INSTANCE_INDEX), a flag wins', () => {
     const fromConfig = loadgenOptions({ url: 'http://h/', duration: '1s' }, { ...config, runId: 4, instanceIndex: 2 });
     assert.equal(fromConfig.runId, 4);
@@ -87,8 +107,16 @@ describe('loadgenOptions', () => {
   });
 
   it('the worker reads the same parameters from a run meta', () => {
-    const meta = { url: 'http://h/x', duration: '30s', parallel: '4', rate: '100', start_at: '2026-11-22T10:00:00Z' };
+    const meta = {
+      url: 'http://h/x',
+      duration: '30s',
+      parallel: '4',
+      rate: '100',
+      ramp: '5s',
+      start_at: '2026-11-22T10:00:00Z',
+    };
     const options = loadgenOptions(flagsFromMeta(meta), config);
+    assert.equal(options.rampMs, 5000);
     assert.equal(options.durationMs, 30_000);
     assert.equal(options.parallel, 4);
     assert.equal(options.rate, 100);
