@@ -85,6 +85,23 @@ async function startTarget(delayMs) {
   return { url: `http://127.0.0.1:${String(portText).trim()}/`, child };
 }
 
+/**
+ * A client in its own process, reporting its CPU time at exit (cpu-at-exit.js).
+ * @param {string[]} args node's arguments @returns {Promise<{ stdout: string, stderr: string, code: number }>}
+ */
+async function measuredClient(args) {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, NODE_OPTIONS: CPU_AT_EXIT },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const [code] = await once(child, 'close');
+  return { stdout, stderr, code };
+}
+
 /** @param {string} url @param {number} connections @param {number} [amount] requests, else SECONDS */
 async function autocannon(url, connections, amount) {
   const args = [
@@ -95,15 +112,7 @@ async function autocannon(url, connections, amount) {
     '-j',
   ];
   for (const header of ID_HEADERS) args.push('-H', header);
-  const child = spawn(process.execPath, [...args, url], {
-    env: { ...process.env, NODE_OPTIONS: CPU_AT_EXIT },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  await once(child, 'close');
+  const { stdout, stderr } = await measuredClient([...args, url]);
   const result = JSON.parse(stdout);
   return { rps: result.requests.total / result.duration, requests: result.requests.total, cpu: cpuOf(stderr) };
 }
@@ -113,15 +122,10 @@ async function autocannon(url, connections, amount) {
  * @param {string} url @param {number} connections @param {number} seconds
  */
 async function undiciAlone(url, connections, seconds) {
-  const child = spawn(process.execPath, [...CLI_V8_FLAGS, UNDICI_LOOP, url, String(connections), String(seconds)], {
-    env: { ...process.env, NODE_OPTIONS: CPU_AT_EXIT },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const [code] = await once(child, 'close');
+  const { stdout, stderr, code } = await measuredClient([
+    ...CLI_V8_FLAGS,
+    ...[UNDICI_LOOP, url, String(connections), String(seconds)],
+  ]);
   if (code !== 0) throw new Error(`undici alone failed (exit ${code}): ${stdout}${stderr}`);
   const requests = numberIn(stdout, /requests (\d+)/);
   return { rps: requests / numberIn(stdout, /seconds (\S+)/), requests, cpu: cpuOf(stderr) };

@@ -198,9 +198,15 @@ function closedModel(load) {
 }
 
 /**
- * What the open model's schedule did: requests due before sending stopped, and those sent; sends
- * after the ramp's end and the time from the ramp's end to the last of them (the full-rate part).
- * @typedef {{ scheduled: number, sent: number, sentAtFullRate: number, fullRateMs: number }} ScheduleTally
+ * What the open model's schedule did, counted by request index (requests are sent in index order):
+ * requests due before sending stopped and those sent; why and when (ms after the start) it
+ * stopped; and the full-rate part (after the ramp, if any): the requests due from the ramp's end
+ * until sending stopped, how many of them were sent, and over how long (to the stop, or to the
+ * last send when that came later).
+ * @typedef {object} ScheduleTally
+ * @property {number} scheduled @property {number} sent
+ * @property {'deadline' | 'requests' | 'signal'} stoppedBy @property {number} stoppedAtMs
+ * @property {number} fullRateScheduled @property {number} fullRateSent @property {number} fullRateMs
  */
 
 /**
@@ -223,36 +229,61 @@ async function openModel(load, rate) {
   load.epochOffset = Date.now() - load.clockStart;
   if (load.options.durationMs !== undefined) load.deadline = load.clockStart + load.options.durationMs;
   const schedule = new Schedule(rate, load.options.rampMs ?? 0);
-  const rampEndsAt = load.clockStart + schedule.rampMs;
+  const durationMs = load.options.durationMs ?? Infinity;
+  const requests = load.options.requests ?? Infinity;
   let next = 0;
-  let scheduled = 0;
   let scheduling = true;
-  // A send counts at full rate when it came after the ramp's end (strictly: each such send stands
-  // for the interval before it, so a kept schedule reads as the asked rate).
-  let sentAtFullRate = 0;
-  let lastSentAt = rampEndsAt;
+  let lastSentAt = load.clockStart;
+  /** @type {ScheduleTally | undefined} */
+  let tally;
   /** @type {NodeJS.Timeout | undefined} */
   let timer;
+  /** Sending stops before request `next`, due at `offset`: what was due by then, and what was sent. */
+  const stop = (/** @type {number} */ offset) => {
+    /** @type {ScheduleTally['stoppedBy']} */
+    const stoppedBy =
+      offset >= durationMs
+        ? 'deadline'
+        : next >= requests
+          ? 'requests'
+          : load.hooks.signal?.aborted
+            ? 'signal'
+            : 'deadline';
+    // The deadline counts what was due before it, sent or not (late at the end: not sent, counted).
+    const stoppedAtMs =
+      stoppedBy === 'deadline' ? durationMs : stoppedBy === 'requests' ? offset : performance.now() - load.clockStart;
+    const scheduled = Math.max(next, Math.min(requests, schedule.dueBefore(stoppedAtMs)));
+    const rampRequests = schedule.dueBefore(schedule.rampMs);
+    tally = {
+      scheduled,
+      sent: next,
+      stoppedBy,
+      stoppedAtMs,
+      fullRateScheduled: Math.max(0, scheduled - rampRequests),
+      fullRateSent: Math.max(0, next - rampRequests),
+      fullRateMs: 0, // known once the last request has been written
+    };
+  };
   return new Promise((resolve) => {
     const finishIfIdle = () => {
-      if (!scheduling && load.inFlight === 0 && !load.recordWait) {
-        resolve({ scheduled, sent: next, sentAtFullRate, fullRateMs: lastSentAt - rampEndsAt });
-      }
+      if (scheduling || load.inFlight > 0 || load.recordWait || !tally) return;
+      const lastSendMs = lastSentAt - load.clockStart;
+      resolve({ ...tally, fullRateMs: Math.max(0, Math.max(tally.stoppedAtMs, lastSendMs) - schedule.rampMs) });
     };
     /** Sends every request due by now. @returns {number} ms until the next one is due, 0 when none is left */
     const sendDue = () => {
       const now = performance.now();
       for (;;) {
-        const dueAt = load.clockStart + schedule.dueOffset(next);
-        if (dueAt >= load.deadline || !load.more()) {
+        // The deadline compared in offsets, as dueBefore counts them.
+        const offset = schedule.dueOffset(next);
+        if (offset >= durationMs || !load.more()) {
           scheduling = false;
-          // Due before sending stopped (the deadline, --requests or a signal), sent or not.
-          const stoppedAfter = Math.min(now - load.clockStart, load.options.durationMs ?? Infinity);
-          scheduled = Math.max(next, Math.min(load.options.requests ?? Infinity, schedule.dueBefore(stoppedAfter)));
+          stop(offset);
           clearTimeout(timer);
           finishIfIdle();
           return 0;
         }
+        const dueAt = load.clockStart + offset;
         if (dueAt > now) return dueAt - now;
         next += 1;
         load.send(dueAt);
@@ -271,12 +302,8 @@ async function openModel(load, rate) {
       if (wait > 0) timer = setTimeout(tick, Math.max(1, wait - 1));
     };
     load.onDone = (exchange) => {
-      const sentAt = exchange.sentAt;
-      load.stats.recordSend(sentAt - exchange.dueAt);
-      if (sentAt > rampEndsAt) {
-        sentAtFullRate += 1;
-        if (sentAt > lastSentAt) lastSentAt = sentAt;
-      }
+      load.stats.recordSend(exchange.sentAt - exchange.dueAt);
+      if (exchange.sentAt > lastSentAt) lastSentAt = exchange.sentAt;
       if (scheduling && !load.recordWait) sendDue();
       finishIfIdle();
     };

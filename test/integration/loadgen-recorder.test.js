@@ -14,6 +14,7 @@ import { loadgenRowEncoder, tableOf } from '../../exporters/postgres/tables.js';
 import { createPrometheusSink } from '../../exporters/prometheus.js';
 import { PREOPEN_LATENCY_MS, generateLoad } from '../../loadgen/generate.js';
 import { createRecorder } from '../../loadgen/recorder.js';
+import { formatSchedule, sentRate } from '../../loadgen/summary.js';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 
@@ -148,6 +149,50 @@ describe('load generator recorder and schedule', () => {
       encoded: { data: data.subarray(0, end), rows: 4 },
     });
     assert.deepEqual(await read(binaryRun), binary);
+  });
+
+  it('the rate sent at full rate after a ramp: the asked rate when kept; lower, and the unsent told, when the generator is held up', async () => {
+    // --rate 20 --ramp 1s --duration 3s: N(1 s) = 20 * 1 / 2 = 10 due in the ramp, 40 in the 2 s after.
+    const options = loadOptions({ url: server.url, rate: 20, rampMs: 1000, durationMs: 3000 });
+    const kept = await generateLoad(options, { record: () => undefined });
+    const tally = /** @type {import('../../loadgen/generate.js').ScheduleTally} */ (kept.schedule);
+    assert.deepEqual(
+      [tally.scheduled, tally.sent, tally.stoppedBy, tally.fullRateScheduled, tally.fullRateSent],
+      [50, 50, 'deadline', 40, 40],
+    );
+    const rate = /** @type {number} */ (sentRate({ rate: 20, rampMs: 1000, schedule: tally }));
+    assert.ok(Math.abs(rate - 20) <= 0.2, `sent ${rate} req/s at full rate, 20 asked and kept`);
+
+    // The generator is held up from 1.5 s to past the end (the recorder waiting for PostgreSQL).
+    const started = performance.now();
+    /** @type {Promise<void> | undefined} */
+    let held;
+    const stalled = await generateLoad(options, {
+      record: () =>
+        performance.now() - started < 1500
+          ? undefined
+          : (held ??= new Promise((resolve) => setTimeout(resolve, 3500 - (performance.now() - started)))),
+    });
+    const stalledTally = /** @type {import('../../loadgen/generate.js').ScheduleTally} */ (stalled.schedule);
+    assert.equal(stalledTally.scheduled, 50);
+    assert.ok(stalledTally.sent < 40, `${stalledTally.sent} sent`);
+    const stalledRate = /** @type {number} */ (sentRate({ rate: 20, rampMs: 1000, schedule: stalledTally }));
+    assert.ok(stalledRate < 15, `sent ${stalledRate} req/s at full rate while held up for half of it`);
+    const summary = formatSchedule(stalled.stats, stalled.elapsedMs, {
+      rate: 20,
+      rampMs: 1000,
+      schedule: stalledTally,
+      connections: 10,
+      connectionsOpened: stalled.connectionsOpened,
+    });
+    assert.match(
+      summary,
+      new RegExp(`WARNING: the asked rate was not kept: .*, ${50 - stalledTally.sent} due were never sent`),
+    );
+    assert.match(
+      summary,
+      new RegExp(`Scheduled: +50 requests due, ${stalledTally.sent} sent \\(${50 - stalledTally.sent} due`),
+    );
   });
 
   it('a COPY held up by a lock does not slow sending until every write slot is busy; then the waits are counted', async () => {
