@@ -70,7 +70,8 @@ const seconds = (ms) => `${ms / 1000}s`;
 export function formatSchedule(stats, elapsedMs, run) {
   const { rate, rampMs, schedule, connections, connectionsOpened } = run;
   const sent = sentRate(run);
-  const sentText = sent === undefined ? 'nothing was due after the ramp' : `sent ${sent.toFixed(1)} req/s`;
+  const sentText =
+    sent === undefined ? `nothing was due${rampMs ? ' after the ramp' : ''}` : `sent ${sent.toFixed(1)} req/s`;
   const asked = rampMs
     ? `${rate} req/s after a ${seconds(rampMs)} ramp from 0; ${sentText}${sent === undefined ? '' : ' at full rate'}`
     : `${rate} req/s; ${sentText}`;
