@@ -165,28 +165,35 @@ describe('paasmon collect as a syslog drain', () => {
     const truth = makeRequests(1000, START, 10_000, 'outage');
     const bodies = batchBodies(truth.map(messageOf), 16 * 1024);
     await db.stopServer();
-    /** @type {number[]} */
-    const statuses = [];
-    // The agent keeps retrying each body until it is taken; the database comes back meanwhile.
-    const sending = (async () => {
-      for (const body of bodies) await postUntilAccepted(drainUrl, body, { onStatus: (s) => statuses.push(s) });
-    })();
-    await waitFor(() => statuses.includes(503), { what: 'a 503 while the buffer is full' });
-    const during = await waitFor(
-      async () => {
-        const h = await health(base);
-        return h.status === 'failing' && h;
-      },
-      { what: 'drain failing' },
-    );
-    assert.ok(during.buffered >= 200 && during.buffered < 200 + 100, `bounded: ${during.buffered} buffered`);
-    assert.ok(during.refused > 0);
-    await db.startServer();
-    await sending;
-    await waitFor(async () => (await health(base)).buffered === 0 && (await health(base)).inserted === 1000, {
-      what: 'everything stored',
-      timeoutMs: 60_000,
-    });
+    let restarted = false;
+    try {
+      /** @type {number[]} */
+      const statuses = [];
+      // The agent keeps retrying each body until it is taken; the database comes back meanwhile.
+      const sending = (async () => {
+        for (const body of bodies) await postUntilAccepted(drainUrl, body, { onStatus: (s) => statuses.push(s) });
+      })();
+      await waitFor(() => statuses.includes(503), { what: 'a 503 while the buffer is full' });
+      const during = await waitFor(
+        async () => {
+          const h = await health(base);
+          return h.status === 'failing' && h;
+        },
+        { what: 'drain failing' },
+      );
+      assert.ok(during.buffered >= 200 && during.buffered < 200 + 100, `bounded: ${during.buffered} buffered`);
+      assert.ok(during.refused > 0);
+      await db.startServer();
+      restarted = true;
+      await sending;
+      await waitFor(async () => (await health(base)).buffered === 0 && (await health(base)).inserted === 1000, {
+        what: 'everything stored',
+        timeoutMs: 60_000,
+      });
+    } finally {
+      // The next tests need the server, whatever happened here.
+      if (!restarted) await db.startServer();
+    }
     assert.deepEqual(await rows(), expected(truth));
     assert.equal((await health(base)).status, 'ok');
   });

@@ -119,21 +119,29 @@ export function rtrEnvelope(line, { appGuid, appName, routerIndex = 0, timestamp
 const retryDelay = (attempt) => Math.min(500, 10 * 2 ** attempt);
 
 /**
- * POSTs a body as HTTPSWriter.sendHttpRequest does, retrying like the retry writer until a 2xx.
+ * POSTs a body as HTTPSWriter.sendHttpRequest does, retrying like the retry writer until a 2xx:
+ * a refusal and a failed write (the connection closed under it) alike are retried.
  * @param {string} url @param {Buffer} body
  * @param {{ maxRetries?: number, onStatus?: (status: number) => void }} [options]
+ * @returns {Promise<number>} the last status, 0 when the last attempt got none
  */
 export async function postUntilAccepted(url, body, options = {}) {
   for (let attempt = 0; ; attempt++) {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'text/plain' },
-      body: new Uint8Array(body),
-    });
-    await response.arrayBuffer();
-    options.onStatus?.(response.status);
-    if (response.status >= 200 && response.status <= 299) return response.status;
-    if (attempt >= (options.maxRetries ?? 1000)) return response.status;
+    let status = 0;
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'text/plain' },
+        body: new Uint8Array(body),
+      });
+      await response.arrayBuffer();
+      status = response.status;
+      options.onStatus?.(status);
+    } catch (err) {
+      if (attempt >= (options.maxRetries ?? 1000)) throw err;
+    }
+    if (status >= 200 && status <= 299) return status;
+    if (attempt >= (options.maxRetries ?? 1000)) return status;
     await new Promise((r) => setTimeout(r, retryDelay(attempt)));
   }
 }
