@@ -43,14 +43,12 @@ export function createRecorder({
 
   /** Hands the page to the sink; a promise when the producer must wait for a free slot. */
   function handOver() {
-    if (bytes < page.length / 4) {
-      // A page the timer sends part-filled goes as a copy of its own size: the page buffer stays
-      // here for the next rows, and pages waiting out an outage hold only what they carry.
-      sink.writeEncoded('loadgen_request', { data: Buffer.from(page.subarray(0, bytes)), rows });
-    } else {
-      sink.writeEncoded('loadgen_request', { data: page.subarray(0, bytes), rows });
-      page = Buffer.allocUnsafe(batchSize * mostBytes);
-    }
+    // A page the timer sends part-filled goes as a copy of its own size: the page buffer stays
+    // here for the next rows, and pages waiting out an outage hold only what they carry.
+    const partFilled = bytes < page.length / 4;
+    const data = page.subarray(0, bytes);
+    sink.writeEncoded('loadgen_request', { data: partFilled ? Buffer.from(data) : data, rows });
+    if (!partFilled) page = Buffer.allocUnsafe(batchSize * mostBytes);
     bytes = 0;
     rows = 0;
     void sink.flush();

@@ -59,7 +59,7 @@ export async function runLoad(pool, runId, options, { log, out, signal, observe,
   );
   out(formatSummary(stats, elapsedMs));
   if (options.rate) {
-    out(formatSchedule(stats, elapsedMs, { ...options, rate: options.rate, connectionsOpened, schedule }));
+    out(formatSchedule(stats, { ...options, rate: options.rate, connectionsOpened, schedule }));
   }
   out(`\nrun ${runId}, worker ${options.worker}: ${recorder.written} requests recorded${formatWaits(recorder.waits)}`);
   if (options.summaryExport) {

@@ -26,7 +26,7 @@ export function summaryJson(stats, elapsedMs, run) {
     ramp_s: run.rate ? (run.rampMs ?? 0) / 1000 : null,
     scheduled: run.schedule?.scheduled ?? null,
     sent: run.schedule?.sent ?? null,
-    sent_per_s: run.rate ? (sentRate({ ...run, rate: run.rate }) ?? null) : null,
+    sent_per_s: sentRate(run.schedule) ?? null,
     parallel: run.rate ? null : run.parallel,
     requests: stats.count,
     errors: stats.errorCount,

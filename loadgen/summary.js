@@ -50,9 +50,9 @@ export function formatProgress(s, elapsedMs) {
  * index, so a request of the ramp sent late does not count, and a request due but never sent
  * lowers it: a kept schedule reads as the asked rate, an unkept one below it. Undefined when no
  * request was due after the ramp.
- * @param {ScheduleRun} run @returns {number | undefined} requests per second
+ * @param {import('./generate.js').ScheduleTally | undefined} schedule @returns {number | undefined} per second
  */
-export function sentRate({ schedule }) {
+export function sentRate(schedule) {
   if (!schedule?.fullRateScheduled || schedule.fullRateMs <= 0) return undefined;
   return schedule.fullRateSent / (schedule.fullRateMs / 1000);
 }
@@ -64,12 +64,11 @@ const seconds = (ms) => `${ms / 1000}s`;
  * The open model's schedule: asked and achieved rate, requests scheduled and sent, how late they
  * were sent against their due times, and, loudly, when the asked rate was not kept (as k6 reports
  * dropped iterations).
- * @param {import('./stats.js').Stats} stats @param {number} elapsedMs
+ * @param {import('./stats.js').Stats} stats
  * @param {ScheduleRun & { connections: number, connectionsOpened: number }} run
  */
-export function formatSchedule(stats, elapsedMs, run) {
-  const { rate, rampMs, schedule, connections, connectionsOpened } = run;
-  const sent = sentRate(run);
+export function formatSchedule(stats, { rate, rampMs, schedule, connections, connectionsOpened }) {
+  const sent = sentRate(schedule);
   const sentText =
     sent === undefined ? `nothing was due${rampMs ? ' after the ramp' : ''}` : `sent ${sent.toFixed(1)} req/s`;
   const asked = rampMs

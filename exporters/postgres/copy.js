@@ -40,7 +40,7 @@ function* chunked(lines, count = { lines: 0 }) {
  * The start of every COPY in binary format: signature, flags (no OIDs) and an empty header
  * extension (PostgreSQL "COPY", File Formats); the rows follow, then the trailer (a field count of -1).
  */
-export const COPY_BINARY_HEADER = Buffer.from('PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0', 'latin1');
+const COPY_BINARY_HEADER = Buffer.from('PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0', 'latin1');
 const COPY_BINARY_TRAILER = Buffer.from([0xff, 0xff]);
 
 /**

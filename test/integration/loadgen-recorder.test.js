@@ -160,7 +160,7 @@ describe('load generator recorder and schedule', () => {
       [tally.scheduled, tally.sent, tally.stoppedBy, tally.fullRateScheduled, tally.fullRateSent],
       [50, 50, 'deadline', 40, 40],
     );
-    const rate = /** @type {number} */ (sentRate({ rate: 20, rampMs: 1000, schedule: tally }));
+    const rate = /** @type {number} */ (sentRate(tally));
     assert.ok(Math.abs(rate - 20) <= 0.2, `sent ${rate} req/s at full rate, 20 asked and kept`);
 
     // The generator is held up from 1.5 s to past the end (the recorder waiting for PostgreSQL).
@@ -176,9 +176,9 @@ describe('load generator recorder and schedule', () => {
     const stalledTally = /** @type {import('../../loadgen/generate.js').ScheduleTally} */ (stalled.schedule);
     assert.equal(stalledTally.scheduled, 50);
     assert.ok(stalledTally.sent < 40, `${stalledTally.sent} sent`);
-    const stalledRate = /** @type {number} */ (sentRate({ rate: 20, rampMs: 1000, schedule: stalledTally }));
+    const stalledRate = /** @type {number} */ (sentRate(stalledTally));
     assert.ok(stalledRate < 15, `sent ${stalledRate} req/s at full rate while held up for half of it`);
-    const summary = formatSchedule(stalled.stats, stalled.elapsedMs, {
+    const summary = formatSchedule(stalled.stats, {
       rate: 20,
       rampMs: 1000,
       schedule: stalledTally,
