@@ -33,7 +33,7 @@ for (let b = 0; b < 256; b++) {
 }
 const DASH = 0x2d;
 
-// One request's ids as latin1 text, built in place and cut into strings once each (no string
+// One request's ids as latin1 text, built in place and made a string once, then cut (no string
 // joins to flatten later): the UUID (0-36), then the traceparent (36-91), which holds the trace
 // id (39-71) and the span id (72-88).
 const TEXT = Buffer.from(`${'0'.repeat(36)}00-${'0'.repeat(32)}-${'0'.repeat(16)}-01`, 'latin1');
@@ -102,17 +102,20 @@ export function headerTemplate(fixed, correlationHeader) {
  */
 export function drawIds({ template, names }, nowMs = Date.now()) {
   writeIds(nowMs, nextRandom());
-  const id = TEXT.toString('latin1', 0, 36);
+  // One string from the buffer, cut into the four values: each toString is a call into C++ and
+  // four of them took 0.29 of drawIds' 0.37 us; slices of a string are views, not copies.
+  const text = TEXT.toString('latin1', 0, 91);
+  const id = text.slice(0, 36);
   const headers = template.slice();
   headers.push(
     names[0],
     id,
     names[1],
-    TEXT.toString('latin1', 36, 91),
+    text.slice(36, 91),
     names[2],
-    TEXT.toString('latin1', TRACE_AT, TRACE_AT + 32),
+    text.slice(TRACE_AT, TRACE_AT + 32),
     names[3],
-    TEXT.toString('latin1', SPAN_AT, SPAN_AT + 16),
+    text.slice(SPAN_AT, SPAN_AT + 16),
   );
   return { id, headers };
 }
