@@ -2,10 +2,10 @@
 // Cloud Controller answer, writing to a real PostgreSQL. Prints poll cycle time (from the
 // collector's own debug log), requests per poll (counted by the simulator) and the collector's
 // peak RSS (VmHWM of its process). Run: npm run bench -- poll
-import fs from 'node:fs';
 import { makeApps, startCfSimulator, SPACE_GUID } from '../sandbox/cf-simulator.js';
 import { startCli, waitFor } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
+import { NPM_START_FLAGS } from './support/npm-start-flags.js';
 import { peakRssMb } from './support/peak-rss.js';
 
 const APPS = Number(process.env.BENCH_APPS ?? 200);
@@ -13,12 +13,6 @@ const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 5);
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const POLLS = Number(process.env.BENCH_POLLS ?? 8);
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '4,8,16').split(',').map(Number);
-// The V8 heap flags the `paasmon` bin (shebang) and `npm start` run with.
-const FLAGS = fs
-  .readFileSync(new URL('../collector/cli.js', import.meta.url), 'utf8')
-  .split('\n')[0]
-  .match(/--max-[a-z-]+=\d+/g)
-  ?.join(' ');
 
 /** @param {number[]} values @param {number} p */
 const percentile = (values, p) =>
@@ -31,21 +25,25 @@ console.log(
   `paasmon collect vs simulator: ${APPS} apps x ${INSTANCES} instances, +${LATENCY_MS} ms per answer, ` +
     `a poll every 2 s, ${POLLS} polls per row`,
 );
-console.log(`node flags: ${FLAGS}`);
+console.log(`node flags (as npm start): ${NPM_START_FLAGS.join(' ')}`);
 console.log('concurrency  samples/poll  requests/poll  poll p50 ms  poll max ms  peak RSS MB');
 try {
   for (const concurrency of CONCURRENCIES) {
-    const collector = startCli(['collect'], {
-      DATABASE_URL: db.url,
-      CF_API: sim.url,
-      CF_USERNAME: 'admin',
-      CF_PASSWORD: 'admin-secret',
-      CF_SPACE_GUID: SPACE_GUID,
-      CF_CONCURRENCY: String(concurrency),
-      POLL_SCHEDULE: '*/2 * * * * *',
-      PORT: '0',
-      LOG_LEVEL: 'debug',
-    });
+    const collector = startCli(
+      ['collect'],
+      {
+        DATABASE_URL: db.url,
+        CF_API: sim.url,
+        CF_USERNAME: 'admin',
+        CF_PASSWORD: 'admin-secret',
+        CF_SPACE_GUID: SPACE_GUID,
+        CF_CONCURRENCY: String(concurrency),
+        POLL_SCHEDULE: '*/2 * * * * *',
+        PORT: '0',
+        LOG_LEVEL: 'debug',
+      },
+      { nodeFlags: NPM_START_FLAGS },
+    );
     const polls = () => [
       ...collector.output.stderr.matchAll(/"records":(\d+),"durationMs":(\d+),"complete":true,"msg":"poll done"/g),
     ];

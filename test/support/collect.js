@@ -22,11 +22,11 @@ export function collectEnv(db, sim, env = {}) {
 
 /**
  * Starts `paasmon collect` and waits until it listens.
- * @param {Record<string, string>} env
+ * @param {Record<string, string>} env @param {Parameters<typeof startCli>[2]} [options]
  * @returns {Promise<{ cli: ReturnType<typeof startCli>, base: string, drainTcpPort: number | undefined }>}
  */
-export async function startCollect(env) {
-  const cli = startCli(['collect'], env);
+export async function startCollect(env, options) {
+  const cli = startCli(['collect'], env, options);
   const line = await waitFor(() => /"port":\d+,"schedule".*"msg":"collect: started"/.exec(cli.output.stderr)?.[0], {
     what: `collect to listen\n${cli.output.stderr}`,
   });
