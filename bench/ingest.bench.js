@@ -2,8 +2,9 @@
 // OpenSearch, read into a real PostgreSQL by the `paasmon ingest` process. Baselines: the search
 // server's own read rate (PIT + search_after, no parsing) and a keyed COPY of the same rows.
 // Run: npm run bench -- ingest   (BENCH_DOCS to change the count)
+import os from 'node:os';
 import pino from 'pino';
-import { copyInsert, copyLine, inTransaction } from '../exporters/postgres/copy.js';
+import { binaryRows, copyInsert, inTransaction } from '../exporters/postgres/copy.js';
 import { tableOf } from '../exporters/postgres/tables.js';
 
 const ROUTER_REQUESTS = tableOf('router_request');
@@ -11,6 +12,7 @@ import { migrate } from '../exporters/postgres/migrate.js';
 import { parseGorouterLine } from '../collector/sources/router-logs/gorouter.js';
 import { startCli } from '../test/support/cli.js';
 import { exitWithPeakRss } from './support/peak-rss.js';
+import { postgresPid, treeCpuSeconds } from './support/process-cpu.js';
 import { startTestDatabase } from '../test/support/database.js';
 import {
   LOGSEARCH_TEMPLATE,
@@ -53,6 +55,9 @@ try {
       requests.map((r, j) => (j % 2 ? rawDocument(r) : logsearchDocument(r))),
     );
   }
+  // Merged into one segment before anything is measured: otherwise the search server merges the
+  // fresh segments in the background while the reads below run (twice the CPU per document).
+  await search.request('POST', '/logs-app-lab-perf-2026.11.21/_forcemerge?max_num_segments=1');
   console.log(
     `indexed ${DOCS} documents in ${((performance.now() - started) / 1000).toFixed(1)} s (setup, not measured)`,
   );
@@ -77,7 +82,9 @@ try {
   const searchRate = read / ((performance.now() - started) / 1000);
   console.log(`search server read:      ${read} documents, ${Math.round(searchRate)} docs/s`);
 
-  // Baseline 2: keyed COPY (staging + INSERT .. ON CONFLICT) of the same rows, batches of 5000.
+  // Baseline 2: keyed COPY (staging + INSERT .. ON CONFLICT) of the same rows, batches of 5000,
+  // encoded as paasmon encodes them (binary tuples) before the clock starts.
+  /** @type {import('../core/types.js').RouterRequest[]} */
   const rows = [];
   for (let i = 0; i < DOCS; i += chunk) {
     for (const r of makeRequests(
@@ -87,15 +94,17 @@ try {
       `bench-${i}`,
     )) {
       const parsed = parseGorouterLine(gorouterLine(r), { correlationField: 'x_correlation_id' });
-      if (parsed.ok) rows.push(copyLine(ROUTER_REQUESTS, parsed.record));
+      if (parsed.ok) rows.push(parsed.record);
     }
   }
   /** Keyed COPY of every row in batches of 5000, into an empty table. @returns {Promise<number>} rows/s */
   const keyedCopyRate = async () => {
     await db.query('TRUNCATE router_requests');
-    const copyStarted = performance.now();
+    const batches = [];
     for (let i = 0; i < rows.length; i += 5000)
-      await inTransaction(db.pool, (client) => copyInsert(client, ROUTER_REQUESTS, rows.slice(i, i + 5000)));
+      batches.push(/** @type {any} */ (binaryRows(ROUTER_REQUESTS, rows.slice(i, i + 5000))));
+    const copyStarted = performance.now();
+    for (const batch of batches) await inTransaction(db.pool, (client) => copyInsert(client, ROUTER_REQUESTS, batch));
     return rows.length / ((performance.now() - copyStarted) / 1000);
   };
   const copyRate = await keyedCopyRate();
@@ -119,14 +128,25 @@ try {
   await db.query('TRUNCATE router_requests');
 
   // paasmon itself, as a process: `paasmon ingest --from --to`.
+  // The CPU each process spends, per document: paasmon (its own count at exit), PostgreSQL and the
+  // search server (their process trees, from /proc). On a machine where all three share the cores,
+  // their sum is what the rate can reach.
+  const pgPid = postgresPid(db.port);
+  const [pgBefore, searchBefore] = [treeCpuSeconds(pgPid), treeCpuSeconds(/** @type {number} */ (search.pid))];
   started = performance.now();
   const ingest = startCli(['ingest', '--from', from, '--to', to], {
     DATABASE_URL: db.url,
     SEARCH_URL: search.url,
     LOG_LEVEL: 'info',
+    NODE_OPTIONS: `--import=${new URL('./support/cpu-at-exit.js', import.meta.url)}`,
   });
   const peakMb = await exitWithPeakRss(ingest);
   const seconds = (performance.now() - started) / 1000;
+  const cpuUs = {
+    paasmon: Number(/cpu-seconds ([\d.]+)/.exec(ingest.output.stderr)?.[1]),
+    postgres: treeCpuSeconds(pgPid) - pgBefore,
+    search: treeCpuSeconds(/** @type {number} */ (search.pid)) - searchBefore,
+  };
   const stored = (await db.query('SELECT count(*)::int AS n FROM router_requests')).rows[0].n;
   const rate = DOCS / seconds;
   console.log(`paasmon ingest:          ${ingest.output.stdout.trim()}`);
@@ -139,6 +159,12 @@ try {
     `paasmon ingest stages:   busy ${(busy.source / 1000).toFixed(1)} s reading + parsing pages, ` +
       `${(busy.write / 1000).toFixed(1)} s writing pages, of ${(busy.wall / 1000).toFixed(1)} s (they overlap; ` +
       `the busiest is the limit)`,
+  );
+  const perDoc = (/** @type {number} */ cpuSeconds) => ((cpuSeconds / DOCS) * 1e6).toFixed(1);
+  console.log(
+    `paasmon ingest CPU:      ${perDoc(cpuUs.paasmon)} us/doc paasmon + ${perDoc(cpuUs.postgres)} PostgreSQL + ` +
+      `${perDoc(cpuUs.search)} search server = ${perDoc(cpuUs.paasmon + cpuUs.postgres + cpuUs.search)} us/doc ` +
+      `on ${os.availableParallelism()} cores`,
   );
   console.log(
     `paasmon / min(search read, keyed COPY) = ${(rate / Math.min(searchRate, copyRate)).toFixed(2)}   (goal >= 0.70)`,

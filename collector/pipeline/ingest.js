@@ -8,7 +8,7 @@ import { headerLogField } from '../sources/router-logs/correlation-ids.js';
 import { parseGorouterLine } from '../sources/router-logs/gorouter.js';
 import { retry } from '../../core/retry.js';
 import { readCheckpoint } from '../../exporters/postgres/checkpoints.js';
-import { createPageWriter } from '../../exporters/postgres/page-writer.js';
+import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
 
 /**
  * @typedef {object} IngestResult
@@ -139,6 +139,17 @@ async function* timed(source, busy) {
 }
 
 /**
+ * Each page with its records encoded for COPY as it is read (page-writer.js encodeRecords).
+ * @param {AsyncIterable<import('../sources/router-logs/index.js').RouterPage>} pages
+ */
+async function* encoded(pages) {
+  for await (const page of pages) {
+    const rows = encodeRecords('router_request', page.records);
+    yield { ...page, records: rows ? [] : page.records, encoded: rows, count: page.records.length };
+  }
+}
+
+/**
  * Retries of a window whose search context is gone (an expired point in time, an interrupted
  * scroll); each resumes from the last committed page.
  */
@@ -177,7 +188,7 @@ export async function ingestWindow(source, window, deps) {
   const started = performance.now();
   await retry(
     async () => {
-      const pages = timed(source.readWindow({ from: position, to: window.to, signal: window.signal }), busyMs);
+      const pages = encoded(timed(source.readWindow({ from: position, to: window.to, signal: window.signal }), busyMs));
       /** @type {Promise<void>[]} every write of this attempt, and those not awaited yet */
       const writes = [];
       /** @type {Promise<void>[]} */
@@ -192,13 +203,14 @@ export async function ingestWindow(source, window, deps) {
           const writeStarted = performance.now();
           const write = writePage({
             kind: 'router_request',
-            records: page.records,
+            records: page.encoded ? [] : page.records,
+            encoded: page.encoded,
             checkpoint,
             commitAfter: previous,
           }).then((inserted) => {
             busyMs.write += performance.now() - writeStarted;
             deps.metrics?.write(inserted);
-            result.records += page.records.length;
+            result.records += page.count;
             result.inserted += inserted.length;
             result.documents = (result.documents ?? 0) + page.documents;
             addCounts(result.skipped, page.skipped);

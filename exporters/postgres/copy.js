@@ -3,6 +3,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import copyStreams from 'pg-copy-streams';
+import { tupleWriter } from './copy-binary.js';
 import { copyValue } from './copy-text.js';
 
 export { copyValue } from './copy-text.js';
@@ -13,6 +14,24 @@ export { copyValue } from './copy-text.js';
 /** One COPY line of a record. @param {TableSpec} spec @param {unknown} record */
 export function copyLine(spec, record) {
   return `${spec.columns.map(([, toValue]) => copyValue(toValue(record))).join('\t')}\n`;
+}
+
+/**
+ * Records as binary COPY tuples, when the spec gives every column's type; undefined otherwise.
+ * @param {TableSpec} spec @param {readonly unknown[]} records @returns {EncodedRows | undefined}
+ */
+export function binaryRows(spec, records) {
+  const types = spec.columns.map(([, , type]) => type);
+  if (!types.every(Boolean)) return undefined;
+  const names = spec.columns.map(([column]) => column);
+  const values = spec.columns.map(([, toValue]) => toValue);
+  const tuples = tupleWriter(records.length);
+  for (const record of records) {
+    tuples.row(types.length);
+    for (let i = 0; i < types.length; i++)
+      tuples.field(/** @type {import('./copy-binary.js').BinaryType} */ (types[i]), values[i](record), names[i]);
+  }
+  return tuples.done();
 }
 
 /** @param {TableSpec} spec */

@@ -1,10 +1,19 @@
 // The transactional page writer (core/types.js PageWriter): a page's rows and its checkpoint in
 // one transaction; rows already present are skipped; only the records inserted now come back.
 import { saveCheckpoint } from './checkpoints.js';
-import { copyInsert, copyLine, copyNew, inTransaction } from './copy.js';
+import { binaryRows, copyInsert, copyLine, copyNew, inTransaction } from './copy.js';
 import { tableOf } from './tables.js';
 
 const UNIQUE_VIOLATION = '23505';
+
+/**
+ * A page's records encoded for COPY now, so that a page waiting for its write holds one buffer,
+ * not thousands of objects V8 would copy and promote; undefined when the kind has no binary form.
+ * @param {string} kind @param {readonly unknown[]} records
+ */
+export function encodeRecords(kind, records) {
+  return binaryRows(tableOf(kind), records);
+}
 
 /**
  * @param {import('pg').Pool} pool
@@ -13,7 +22,7 @@ const UNIQUE_VIOLATION = '23505';
 export function createPageWriter(pool) {
   return async function writePage({ kind, records, encoded, checkpoint, commitAfter }) {
     const spec = tableOf(kind);
-    const lines = () => encoded ?? records.map((record) => copyLine(spec, record));
+    const lines = () => encoded ?? binaryRows(spec, records) ?? records.map((record) => copyLine(spec, record));
     const keyed = () =>
       inTransaction(pool, async (client) => {
         const rows = records.length || encoded?.rows ? await copyInsert(client, spec, lines()) : [];

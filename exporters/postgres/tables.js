@@ -1,16 +1,20 @@
 // Which table each record kind is stored in, its unique key, and how a record becomes a row.
+import { POSTGRES_EPOCH_MS, writeInt64 } from './copy-binary.js';
 
 /**
  * @typedef {object} TableSpec
  * @property {string} table
  * @property {string[]} key the unique key: rows already present under it are skipped
- * @property {Array<[column: string, toValue: (record: any) => unknown]>} columns
+ * @property {Array<[column: string, toValue: (record: any) => unknown, type?: BinaryType]>} columns with
+ *   every column's type, rows go to COPY in binary format
  * @property {boolean} [freshKeys] every record carries a newly drawn key (128 random bits), so a
  *   plain COPY cannot collide: half the work of the keyed insert
  * @property {string[]} [fillMissing] columns a re-read fills in where the stored row has NULL
  * @property {Array<[column: string, field: string]>} [returning] columns of newly inserted rows that
  *   come back (as record fields) for counting, e.g. in Prometheus
  */
+
+/** @typedef {import('./copy-binary.js').BinaryType} BinaryType */
 
 /** @type {TableSpec} */
 const INSTANCE_SAMPLES = {
@@ -38,23 +42,23 @@ const ROUTER_REQUESTS = {
   table: 'router_requests',
   key: ['received_at', 'vcap_request_id', 'app_guid'],
   columns: [
-    ['received_at', (r) => r.receivedAt],
-    ['app_guid', (r) => r.appGuid ?? ''],
-    ['app_name', (r) => r.appName],
-    ['app_index', (r) => r.appIndex],
-    ['instance_id', (r) => r.instanceId],
-    ['method', (r) => r.method],
-    ['path', (r) => r.path],
-    ['status', (r) => r.status],
-    ['response_time_ms', (r) => r.responseTimeMs],
-    ['gorouter_time_ms', (r) => r.gorouterTimeMs],
-    ['response_time_resolution_ms', (r) => r.responseTimeResolutionMs],
-    ['bytes_received', (r) => r.bytesReceived],
-    ['bytes_sent', (r) => r.bytesSent],
-    ['vcap_request_id', (r) => r.vcapRequestId ?? ''],
-    ['correlation_id', (r) => r.correlationId],
-    ['router_error', (r) => r.routerError],
-    ['trace_id', (r) => r.traceId],
+    ['received_at', (r) => r.receivedAt, 'timestamptz'],
+    ['app_guid', (r) => r.appGuid ?? '', 'text'],
+    ['app_name', (r) => r.appName, 'text'],
+    ['app_index', (r) => r.appIndex, 'int4'],
+    ['instance_id', (r) => r.instanceId, 'text'],
+    ['method', (r) => r.method, 'text'],
+    ['path', (r) => r.path, 'text'],
+    ['status', (r) => r.status, 'int4'],
+    ['response_time_ms', (r) => r.responseTimeMs, 'float8'],
+    ['gorouter_time_ms', (r) => r.gorouterTimeMs, 'float8'],
+    ['response_time_resolution_ms', (r) => r.responseTimeResolutionMs, 'float8'],
+    ['bytes_received', (r) => r.bytesReceived, 'int8'],
+    ['bytes_sent', (r) => r.bytesSent, 'int8'],
+    ['vcap_request_id', (r) => r.vcapRequestId ?? '', 'text'],
+    ['correlation_id', (r) => r.correlationId, 'text'],
+    ['router_error', (r) => r.routerError, 'text'],
+    ['trace_id', (r) => r.traceId, 'text'],
   ],
   // `ingest --file` without a name, then again with --app: the second names the rows.
   fillMissing: ['app_name'],
@@ -88,19 +92,6 @@ const CORRELATION_ID_CHARS = 36;
  * and status, each after its 4-byte length, and the error's length word.
  */
 const LOADGEN_ROW_BYTES = 4 + CORRELATION_ID_CHARS + (4 + 8) + (4 + 8) + (4 + 4) + 4;
-/** Midnight 2000-01-01 UTC, where PostgreSQL's binary timestamps count from, in Unix ms. */
-const POSTGRES_EPOCH_MS = Date.UTC(2000, 0, 1);
-
-/**
- * An integer as the 8 bytes of a binary int8; exact for |value| < 2^53 (no BigInt per row).
- * @param {Buffer} page @param {number} at @param {number} value
- */
-function writeInt64(page, at, value) {
-  const high = Math.floor(value / 2 ** 32);
-  page.writeInt32BE(high, at);
-  page.writeUInt32BE(value - high * 2 ** 32, at + 4);
-}
-
 /** @param {Buffer} page @param {number} at @param {Uint8Array} bytes @returns {number} the offset after them */
 function writeBytes(page, at, bytes) {
   for (let i = 0; i < bytes.length; i++) page[at + i] = bytes[i];

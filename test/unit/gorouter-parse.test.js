@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { normalizeId } from '../../collector/sources/router-logs/correlation-ids.js';
 import { fieldNamesFor, mapDocument } from '../../collector/sources/router-logs/documents.js';
-import { parseGorouterLine, parseRouterTimestamp } from '../../collector/sources/router-logs/gorouter.js';
+import { parseGorouterLine, parseRouterTimestamp, secondsToMs } from '../../collector/sources/router-logs/gorouter.js';
 import { sane } from '../support/fuzz-cases.js';
 
 // The three real lines of the reference, verbatim.
@@ -158,6 +158,53 @@ describe('parseRouterTimestamp', () => {
     assert.equal(parseRouterTimestamp('14/06/2016:17:51:32.459 +0000'), '2016-06-14T17:51:32.459000Z');
     assert.equal(parseRouterTimestamp('01/01/2016:00:30:00.000 +0100'), '2015-12-31T23:30:00.000000Z');
     assert.equal(parseRouterTimestamp('2025-02-30T00:00:00Z'), null);
+  });
+});
+
+describe('parseRouterTimestamp and secondsToMs (fast-check, against arithmetic on the parts)', () => {
+  // Times of a few seconds, so that runs of one second (kept from the line before) come often.
+  const time = fc.record({
+    second: fc.integer({ min: 0, max: 3 }),
+    fraction: fc.stringMatching(/^[0-9]{1,9}$/),
+    zone: fc.constantFrom('Z', 'z', '+01:00', '-0230'),
+    separator: fc.constantFrom('T', ' '),
+  });
+  it('gives the UTC time with microseconds, whichever times came before', () => {
+    fc.assert(
+      fc.property(fc.array(time, { minLength: 1, maxLength: 20 }), (times) => {
+        for (const { second, fraction, zone, separator } of times) {
+          const text = `2026-11-22${separator}10:00:0${second}.${fraction}${zone}`;
+          const offsetMinutes = { Z: 0, z: 0, '+01:00': 60, '-0230': -150 }[zone] ?? NaN;
+          const utcMs = Date.UTC(2026, 10, 22, 10, 0, second) - offsetMinutes * 60_000;
+          const micros = fraction.padEnd(6, '0').slice(0, 6);
+          assert.equal(parseRouterTimestamp(text), `${new Date(utcMs).toISOString().slice(0, 19)}.${micros}Z`);
+        }
+        // Not a time, though its first seconds are the last ones read.
+        assert.equal(parseRouterTimestamp('2026-11-22T10:00:00.12a4Z'), null);
+        assert.equal(parseRouterTimestamp('2026-11-22T10:00:00.1234'), null);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('turns seconds into milliseconds exactly, to the digit', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9]{1,6}$/), fc.stringMatching(/^[0-9]{0,9}$/), (whole, fraction) => {
+        const text = fraction ? `${whole}.${fraction}` : whole;
+        // Milliseconds as a decimal string, the point moved three digits: then one rounding by Number.
+        const shifted = `${whole}${fraction.padEnd(3, '0').slice(0, 3)}.${fraction.slice(3) || '0'}`;
+        assert.equal(secondsToMs(text), Number(shifted));
+        assert.ok(
+          Math.abs(/** @type {number} */ (secondsToMs(text)) - Number(text) * 1000) <=
+            1e-9 * Number(text) * 1000 + 1e-9,
+        );
+      }),
+      { numRuns: 2000 },
+    );
+    assert.equal(secondsToMs('1.5e-3'), 1.5);
+    assert.equal(secondsToMs('-0.5'), undefined);
+    assert.equal(secondsToMs('0.5s'), undefined);
+    assert.equal(secondsToMs('-'), null);
   });
 });
 

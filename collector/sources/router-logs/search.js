@@ -63,7 +63,8 @@ export function createSearchClient(search, deps = {}) {
       );
     },
   });
-  const pageSize = deps.pageSize ?? 5000;
+  // Pages of 4,000: the same rate as 5,000 and 13-20 MB less peak RSS (bench/ingest.bench.js).
+  const pageSize = deps.pageSize ?? 4000;
   /** @type {Promise<ServerInfo> | undefined} */
   let info;
 
@@ -157,31 +158,40 @@ export function createSearchClient(search, deps = {}) {
             )
           : await call('POST', `/${indexPath()}/_pit?keep_alive=2m`, undefined, signal);
       let pitId = /** @type {string} */ (opened.pit_id ?? opened.id);
+      /** @param {unknown[] | undefined} after */
+      const page = (after) =>
+        call(
+          'POST',
+          '/_search',
+          {
+            ...base,
+            sort: [{ [sortField]: { order: 'asc' } }, { _shard_doc: 'asc' }],
+            pit: { id: pitId, keep_alive: '2m' },
+            track_total_hits: total < 0,
+            ...(after ? { search_after: after } : {}),
+          },
+          signal,
+        );
+      /** @type {Promise<any> | undefined} */
+      let next = page(undefined);
       try {
-        /** @type {unknown[] | undefined} */
-        let after;
-        for (;;) {
-          const body = await call(
-            'POST',
-            '/_search',
-            {
-              ...base,
-              sort: [{ [sortField]: { order: 'asc' } }, { _shard_doc: 'asc' }],
-              pit: { id: pitId, keep_alive: '2m' },
-              track_total_hits: total < 0,
-              ...(after ? { search_after: after } : {}),
-            },
-            signal,
-          );
+        while (next) {
+          const body = await next;
+          next = undefined;
           pitId = body.pit_id ?? pitId; // always the newest id
           if (total < 0) total = Number(body.hits?.total?.value ?? 0);
           const hits = body.hits?.hits ?? [];
           read += hits.length;
+          // The next page is asked for before this one is handed on: the server reads it while
+          // the caller maps and stores this one.
+          if (hits.length === pageSize) {
+            next = page(hits[hits.length - 1].sort);
+            next.catch(() => {});
+          }
           if (hits.length) yield { hits, total };
-          if (hits.length < pageSize) break;
-          after = hits[hits.length - 1].sort;
         }
       } finally {
+        await next?.catch(() => {});
         const close =
           pit === 'opensearch'
             ? call('DELETE', '/_search/point_in_time', { pit_id: [pitId] })

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { binaryRows } from '../../exporters/postgres/copy.js';
+import { tableOf } from '../../exporters/postgres/tables.js';
+
+/**
+ * Binary COPY tuples read back by their layout (a 16-bit field count, then each field as a 32-bit
+ * length, -1 for NULL, and its bytes), each field by its column's type.
+ * @param {import('../../core/types.js').EncodedRows} encoded
+ */
+function decode(encoded) {
+  const spec = tableOf('router_request');
+  const { data } = encoded;
+  /** @type {Array<Record<string, unknown>>} */
+  const rows = [];
+  let o = 0;
+  while (o < data.length) {
+    const count = data.readInt16BE(o);
+    o += 2;
+    assert.equal(count, spec.columns.length);
+    /** @type {Record<string, unknown>} */
+    const row = {};
+    for (const [column, , type] of spec.columns) {
+      const length = data.readInt32BE(o);
+      o += 4;
+      const bytes = data.subarray(o, o + Math.max(0, length));
+      o += Math.max(0, length);
+      if (length < 0) row[column] = null;
+      else if (type === 'text') row[column] = bytes.toString('utf8');
+      else if (type === 'int4') row[column] = (assert.equal(length, 4), bytes.readInt32BE(0));
+      else if (type === 'int8') row[column] = (assert.equal(length, 8), bytes.readBigInt64BE(0));
+      else if (type === 'float8') row[column] = (assert.equal(length, 8), bytes.readDoubleBE(0));
+      // Microseconds since 1970 (binary timestamps count from 2000-01-01).
+      else row[column] = (assert.equal(length, 8), bytes.readBigInt64BE(0) + BigInt(Date.UTC(2000, 0, 1)) * 1000n);
+    }
+    rows.push(row);
+  }
+  assert.equal(rows.length, encoded.rows);
+  return rows;
+}
+
+/** Microseconds since 1970 of an ISO time with six fraction digits, by string arithmetic. */
+const microsOf = (/** @type {string} */ iso) =>
+  BigInt(Date.parse(`${iso.slice(0, 19)}Z`)) * 1000n + BigInt(iso.slice(20, 26));
+
+/** @param {Record<string, unknown>} fields */
+const request = (fields) => ({
+  kind: 'router_request',
+  receivedAt: '2026-11-22T10:00:00.000001Z',
+  appGuid: '1ec90566-397f-4238-a452-ad4d246f73e4',
+  appName: 'shop',
+  appIndex: 2,
+  instanceId: null,
+  method: 'GET',
+  path: '/',
+  status: 200,
+  responseTimeMs: 25.501,
+  gorouterTimeMs: 0.085,
+  responseTimeResolutionMs: null,
+  bytesReceived: 0,
+  bytesSent: 1_099_511_627_770,
+  vcapRequestId: 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06',
+  correlationId: null,
+  routerError: null,
+  traceId: null,
+  ...fields,
+});
+
+describe('binaryRows (router_requests as binary COPY tuples)', () => {
+  it('writes every column in table order with its type; null as NULL, an absent app guid and request id as ""', () => {
+    const [row] = decode(
+      /** @type {any} */ (binaryRows(tableOf('router_request'), [request({ appGuid: null, vcapRequestId: null })])),
+    );
+    assert.deepEqual(row, {
+      received_at: microsOf('2026-11-22T10:00:00.000001Z'),
+      app_guid: '',
+      app_name: 'shop',
+      app_index: 2,
+      instance_id: null,
+      method: 'GET',
+      path: '/',
+      status: 200,
+      response_time_ms: 25.501,
+      gorouter_time_ms: 0.085,
+      response_time_resolution_ms: null,
+      bytes_received: 0n,
+      bytes_sent: 1_099_511_627_770n,
+      vcap_request_id: '',
+      correlation_id: null,
+      router_error: null,
+      trace_id: null,
+    });
+  });
+
+  it('keeps the microseconds of every time, in one second and across seconds, zones and dates', () => {
+    const times = [
+      ['2026-11-22T10:00:00.999999Z', microsOf('2026-11-22T10:00:00.999999Z')],
+      ['2026-11-22T10:00:00.000000Z', microsOf('2026-11-22T10:00:00.000000Z')],
+      ['2026-11-22T10:00:01.5Z', microsOf('2026-11-22T10:00:01.500000Z')],
+      ['1999-12-31T23:59:59.000001Z', microsOf('1999-12-31T23:59:59.000001Z')],
+      ['2026-11-22T11:00:01.25+01:00', microsOf('2026-11-22T10:00:01.250000Z')],
+      ['2026-11-22T10:00:01Z', microsOf('2026-11-22T10:00:01.000000Z')],
+      [new Date('2026-11-22T10:00:01.123Z'), microsOf('2026-11-22T10:00:01.123000Z')],
+    ];
+    const rows = decode(
+      /** @type {any} */ (
+        binaryRows(
+          tableOf('router_request'),
+          times.map(([receivedAt]) => request({ receivedAt })),
+        )
+      ),
+    );
+    assert.deepEqual(
+      rows.map((r) => r.received_at),
+      times.map(([, micros]) => micros),
+    );
+  });
+
+  it('writes text as UTF-8, and rows longer than the buffer first allowed', () => {
+    const paths = ['/é/ü', '/😀', `/${'x'.repeat(5000)}`, '/tab\there\\'];
+    const rows = decode(
+      /** @type {any} */ (
+        binaryRows(
+          tableOf('router_request'),
+          paths.map((path) => request({ path })),
+        )
+      ),
+    );
+    assert.deepEqual(
+      rows.map((r) => r.path),
+      paths,
+    );
+  });
+
+  it('writes a float that is not finite as NULL', () => {
+    const [row] = decode(
+      /** @type {any} */ (binaryRows(tableOf('router_request'), [request({ gorouterTimeMs: NaN })])),
+    );
+    assert.equal(row.gorouter_time_ms, null);
+  });
+
+  it('names the column of a value its type cannot hold', () => {
+    const spec = tableOf('router_request');
+    assert.throws(() => binaryRows(spec, [request({ appIndex: 2 ** 31 })]), /app_index is out of range: 2147483648/);
+    assert.throws(() => binaryRows(spec, [request({ status: 1.5 })]), /status is out of range: 1.5/);
+    assert.throws(
+      () => binaryRows(spec, [request({ receivedAt: 'yesterday' })]),
+      /received_at is not a time: yesterday/,
+    );
+  });
+
+  it('leaves tables whose column types are not all given to COPY text', () => {
+    assert.equal(binaryRows(tableOf('instance_sample'), []), undefined);
+  });
+});
