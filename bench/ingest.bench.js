@@ -57,7 +57,8 @@ try {
   }
   // Merged into one segment before anything is measured: otherwise the search server merges the
   // fresh segments in the background while the reads below run (twice the CPU per document).
-  await search.request('POST', '/logs-app-lab-perf-2026.11.21/_forcemerge?max_num_segments=1');
+  const merged = await search.request('POST', '/logs-app-lab-perf-2026.11.21/_forcemerge?max_num_segments=1');
+  if (merged.status !== 200) throw new Error(`force merge answered ${merged.status}: ${JSON.stringify(merged.body)}`);
   console.log(
     `indexed ${DOCS} documents in ${((performance.now() - started) / 1000).toFixed(1)} s (setup, not measured)`,
   );
@@ -142,7 +143,7 @@ try {
   });
   const peakMb = await exitWithPeakRss(ingest);
   const seconds = (performance.now() - started) / 1000;
-  const cpuUs = {
+  const cpuSeconds = {
     paasmon: Number(/cpu-seconds ([\d.]+)/.exec(ingest.output.stderr)?.[1]),
     postgres: treeCpuSeconds(pgPid) - pgBefore,
     search: treeCpuSeconds(/** @type {number} */ (search.pid)) - searchBefore,
@@ -156,14 +157,15 @@ try {
   );
   const busy = JSON.parse(/"busyMs":({[^}]*})/.exec(ingest.output.stderr)?.[1] ?? '{}');
   console.log(
-    `paasmon ingest stages:   busy ${(busy.source / 1000).toFixed(1)} s reading + parsing pages, ` +
+    `paasmon ingest stages:   busy ${(busy.source / 1000).toFixed(1)} s reading + parsing + encoding pages, ` +
       `${(busy.write / 1000).toFixed(1)} s writing pages, of ${(busy.wall / 1000).toFixed(1)} s (they overlap; ` +
       `the busiest is the limit)`,
   );
-  const perDoc = (/** @type {number} */ cpuSeconds) => ((cpuSeconds / DOCS) * 1e6).toFixed(1);
+  const perDoc = (/** @type {number} */ seconds) => ((seconds / DOCS) * 1e6).toFixed(1);
+  const { paasmon, postgres, search: searchServer } = cpuSeconds;
   console.log(
-    `paasmon ingest CPU:      ${perDoc(cpuUs.paasmon)} us/doc paasmon + ${perDoc(cpuUs.postgres)} PostgreSQL + ` +
-      `${perDoc(cpuUs.search)} search server = ${perDoc(cpuUs.paasmon + cpuUs.postgres + cpuUs.search)} us/doc ` +
+    `paasmon ingest CPU:      ${perDoc(paasmon)} us/doc paasmon + ${perDoc(postgres)} PostgreSQL + ` +
+      `${perDoc(searchServer)} search server = ${perDoc(paasmon + postgres + searchServer)} us/doc ` +
       `on ${os.availableParallelism()} cores`,
   );
   console.log(

@@ -98,7 +98,8 @@
  * @property {RecordKind} kind
  * @property {PaasmonRecord[]} records
  * @property {EncodedRows} [encoded] rows already encoded for COPY (then `records` is empty): the load
- *   generator encodes each request as it completes instead of keeping an object per request
+ *   generator encodes each request as it completes, router-log ingest each page as it is read,
+ *   instead of keeping an object per record
  * @property {{ source: string, position: string }} [checkpoint]
  * @property {Promise<unknown>} [commitAfter] the page's transaction saves its checkpoint and
  *   commits only once this settles well (the write of the page before): pages are copied in

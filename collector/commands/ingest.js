@@ -93,7 +93,10 @@ export async function ingestCommand(config, { log, out }, flags) {
             { now, delayMs: config.ingestDelayMs, lookbackMs: config.ingestLookbackMs },
             deps,
           );
-      log.info({ busyMs: result.busyMs }, 'ingest: time each stage was busy (source: read + parse; they overlap)');
+      log.info(
+        { busyMs: result.busyMs },
+        'ingest: time each stage was busy (source: read + parse + encode; they overlap)',
+      );
       out(
         `${result.documents} documents in [${result.from}, ${result.to}), ${result.records} router requests, ` +
           `${result.inserted} new rows;${describeSkipped(result.skipped)}`,

@@ -21,7 +21,7 @@ import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-w
  * @property {string} [from]
  * @property {string} [to]
  * @property {{ source: number, write: number, wall: number }} [busyMs] search only: time each stage
- *   was busy (reading + parsing pages, writing pages; they overlap) and the whole window took
+ *   was busy (reading + parsing + encoding pages, writing pages; they overlap) and the whole window took
  *
  * @typedef {object} IngestDeps
  * @property {import('pg').Pool} pool where the checkpoints are read
@@ -157,7 +157,8 @@ const CONTEXT_REOPENS = 3;
 const CONTEXT_LOST = new Set(['pit_expired', 'search_context_lost']);
 
 /**
- * Pages written at once. Page n is copied while page n-1 commits and page n+1 is read; each
+ * Pages written at once. Page n is copied while page n-1 commits, page n+1 is mapped and n+2 is
+ * read (search.js reads one page ahead); each
  * page's transaction commits only after the one before (commitAfter), so the checkpoint still
  * moves only past committed rows.
  */
@@ -188,7 +189,7 @@ export async function ingestWindow(source, window, deps) {
   const started = performance.now();
   await retry(
     async () => {
-      const pages = encoded(timed(source.readWindow({ from: position, to: window.to, signal: window.signal }), busyMs));
+      const pages = timed(encoded(source.readWindow({ from: position, to: window.to, signal: window.signal })), busyMs);
       /** @type {Promise<void>[]} every write of this attempt, and those not awaited yet */
       const writes = [];
       /** @type {Promise<void>[]} */
@@ -203,7 +204,7 @@ export async function ingestWindow(source, window, deps) {
           const writeStarted = performance.now();
           const write = writePage({
             kind: 'router_request',
-            records: page.encoded ? [] : page.records,
+            records: page.records,
             encoded: page.encoded,
             checkpoint,
             commitAfter: previous,

@@ -315,6 +315,33 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
     }
 
     if (flavor === 'opensearch') {
+      it('gives up the page it reads ahead and closes the point in time when the reader stops early', async (t) => {
+        await search.request('DELETE', '/_search/point_in_time/_all');
+        let searches = 0;
+        // Every page after the first never answers: only giving it up lets the reader stop.
+        const proxy = await startFaultProxy(search.url, ({ url }) => {
+          if (url !== '/_search') return 'pass';
+          searches += 1;
+          return searches > 1 ? 'hang' : 'pass';
+        });
+        t.after(() => proxy.close());
+        const source = sourceFor({ SEARCH_URL: proxy.url }, { timeoutMs: 600_000 });
+        t.after(() => source.close());
+        const started = performance.now();
+        let pages = 0;
+        for await (const page of source.readWindow(window)) {
+          pages += 1;
+          assert.equal(page.documents, PAGE);
+          // Asked for while this caller still holds the first page.
+          await waitFor(() => searches === 2, { what: 'the second page asked for' });
+          break;
+        }
+        assert.equal(pages, 1);
+        assert.ok(performance.now() - started < 60_000, 'the hanging read-ahead was aborted, not waited for');
+        const open = await search.request('GET', '/_search/point_in_time/_all');
+        assert.deepEqual(open.body.pits ?? [], [], 'no point in time left open');
+      });
+
       it('is ingested by `paasmon collect` on INGEST_SCHEDULE and counted once in its metrics', async (t) => {
         await db.query('TRUNCATE router_requests, ingest_checkpoints');
         await indexLater();

@@ -132,6 +132,25 @@ describe('binaryRows (router_requests as binary COPY tuples)', () => {
     );
   });
 
+  it('writes integers up to the bounds of their types, negative ones too', () => {
+    const values = [
+      [-(2 ** 31), -(2 ** 53 - 1)],
+      [2 ** 31 - 1, 2 ** 53 - 1],
+      [-1, -1],
+    ];
+    const records = values.map(([appIndex, bytesSent]) => request({ appIndex, bytesSent }));
+    const rows = decode(/** @type {any} */ (binaryRows(tableOf('router_request'), records)));
+    assert.deepEqual(
+      rows.map((r) => [r.app_index, r.bytes_sent]),
+      values.map(([appIndex, bytesSent]) => [appIndex, BigInt(bytesSent)]),
+    );
+  });
+
+  it('writes a lone surrogate as U+FFFD, as any UTF-8 encoder does', () => {
+    const [row] = decode(/** @type {any} */ (binaryRows(tableOf('router_request'), [request({ path: '/a\ud800b' })])));
+    assert.equal(row.path, '/a\ufffdb');
+  });
+
   it('writes a float that is not finite as NULL', () => {
     const [row] = decode(
       /** @type {any} */ (binaryRows(tableOf('router_request'), [request({ gorouterTimeMs: NaN })])),
@@ -146,6 +165,18 @@ describe('binaryRows (router_requests as binary COPY tuples)', () => {
     assert.throws(
       () => binaryRows(spec, [request({ receivedAt: 'yesterday' })]),
       /received_at is not a time: yesterday/,
+    );
+    assert.throws(() => binaryRows(spec, [request({ appIndex: -(2 ** 31) - 1 })]), /app_index is out of range/);
+    assert.throws(() => binaryRows(spec, [request({ bytesSent: 2 ** 53 })]), /bytes_sent is out of range/);
+    assert.throws(() => binaryRows(spec, [request({ receivedAt: new Date(NaN) })]), /received_at is not a time/);
+    // The second row has the first one's whole seconds, then no number.
+    assert.throws(
+      () =>
+        binaryRows(spec, [
+          request({ receivedAt: '2026-11-22T10:00:00.000001Z' }),
+          request({ receivedAt: '2026-11-22T10:00:00.12a456Z' }),
+        ]),
+      /received_at is not a time: 2026-11-22T10:00:00.12a456Z/,
     );
   });
 

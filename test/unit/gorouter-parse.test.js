@@ -188,16 +188,18 @@ describe('parseRouterTimestamp and secondsToMs (fast-check, against arithmetic o
   });
 
   it('turns seconds into milliseconds exactly, to the digit', () => {
+    // Exact where multiplying the parsed seconds by 1000 is not.
+    assert.equal(secondsToMs('0.025501'), 25.501);
+    assert.equal(0.025501 * 1000, 25.500999999999998);
+    assert.equal(secondsToMs('0.000085'), 0.085);
+    assert.equal(secondsToMs('12'), 12_000);
+    assert.equal(secondsToMs('1.2'), 1200);
+    assert.equal(secondsToMs('0.059468637'), 59.468637);
     fc.assert(
       fc.property(fc.stringMatching(/^[0-9]{1,6}$/), fc.stringMatching(/^[0-9]{0,9}$/), (whole, fraction) => {
         const text = fraction ? `${whole}.${fraction}` : whole;
-        // Milliseconds as a decimal string, the point moved three digits: then one rounding by Number.
-        const shifted = `${whole}${fraction.padEnd(3, '0').slice(0, 3)}.${fraction.slice(3) || '0'}`;
-        assert.equal(secondsToMs(text), Number(shifted));
-        assert.ok(
-          Math.abs(/** @type {number} */ (secondsToMs(text)) - Number(text) * 1000) <=
-            1e-9 * Number(text) * 1000 + 1e-9,
-        );
+        const ms = /** @type {number} */ (secondsToMs(text));
+        assert.ok(Math.abs(ms - Number(text) * 1000) <= 1e-9 * Number(text) * 1000 + 1e-9, `${text} -> ${ms}`);
       }),
       { numRuns: 2000 },
     );
@@ -253,6 +255,31 @@ describe('mapDocument', () => {
     assert.equal(result.record.responseTimeResolutionMs, 1);
     assert.equal(result.record.correlationId, '7d0a3c5e-0000-4000-8000-000000000001');
     assert.equal(result.record.receivedAt, '2025-09-18T05:32:10.722911Z');
+  });
+
+  it('keeps only what the columns can hold: no app index past int4, no fractional or huge byte counts', () => {
+    const withRtr = (/** @type {Record<string, unknown>} */ rtr) => ({
+      ...logsearch,
+      rtr: { ...logsearch.rtr, ...rtr },
+    });
+    for (const index of [2 ** 31, 1.5, -1]) {
+      const result = mapDocument(withRtr({ app: { id: logsearch.rtr.app.id, index } }), options);
+      assert.ok(result.ok);
+      assert.equal(result.record.appIndex, null, `index ${index}`);
+    }
+    const largest = mapDocument(withRtr({ app: { index: 2 ** 31 - 1 } }), options);
+    assert.ok(largest.ok);
+    assert.equal(largest.record.appIndex, 2 ** 31 - 1);
+    for (const bytes of [1.5, 2 ** 53]) {
+      assert.deepEqual(mapDocument(withRtr({ body_bytes_sent: bytes }), options), {
+        ok: false,
+        reason: 'bad_bytes',
+        lookedIn: ['@raw', 'rtr.*', 'message', '@message', 'log'],
+      });
+    }
+    const line = record(MODERN.replace('app_index:"0"', 'app_index:"2147483648"'));
+    assert.equal(line.appIndex, null);
+    assert.equal(record(MODERN.replace('app_index:"0"', 'app_index:"2147483647"')).appIndex, 2 ** 31 - 1);
   });
 
   it('reads dotted keys and configurable field names', () => {

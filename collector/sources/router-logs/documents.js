@@ -3,7 +3,7 @@
 // pipelines keep it).
 import { ConfigError } from '../../../core/errors.js';
 import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
-import { parseGorouterLine, parseRouterTimestamp } from './gorouter.js';
+import { MOST_APP_INDEX, parseGorouterLine, parseRouterTimestamp } from './gorouter.js';
 
 /**
  * Where each value lives in a document. `extra` is the object holding every `key:"value"` after
@@ -112,7 +112,8 @@ function compilePath(path) {
   if (compiled) return compiled;
   /** @type {CompiledPath['splits']} */
   const splits = [];
-  for (let i = path.indexOf('.'); i >= 0; i = path.indexOf('.', i + 1))
+  // A dot at the end splits off nothing: no field is named ''.
+  for (let i = path.indexOf('.'); i >= 0 && i < path.length - 1; i = path.indexOf('.', i + 1))
     splits.push([path.slice(0, i), compilePath(path.slice(i + 1))]);
   compiled = { path, splits };
   if (compiledPaths.size >= MOST_COMPILED_PATHS) compiledPaths.clear();
@@ -143,7 +144,11 @@ export function fieldOf(source, path) {
   return valueAt(source, compilePath(path));
 }
 
-/** @type {Map<string, Map<string, CompiledPath>>} `<extra>.<name>` by extra, by name: no string built per lookup */
+/**
+ * `<extra>.<name>` by extra, by name: no string built per lookup. Bounded by the header names the
+ * mapping asks for (a fixed list and the configured correlation header).
+ * @type {Map<string, Map<string, CompiledPath>>}
+ */
 const extraPaths = new Map();
 
 /** The field `name` under `extra` (e.g. rtr.extra). @param {any} source @param {string} extra @param {string} name */
@@ -276,6 +281,9 @@ function mapParsedFields(source, { fields, correlationField }) {
   const appIndex = number(fieldOf(source, fields.appIndex));
   const bytesReceived = number(fieldOf(source, fields.bytesReceived));
   const bytesSent = number(fieldOf(source, fields.bytesSent));
+  // Byte counts are stored as bigint: a fraction, or more than a double holds exactly, is no count.
+  for (const bytes of [bytesReceived, bytesSent])
+    if (typeof bytes === 'number' && !Number.isSafeInteger(bytes)) return { ok: false, reason: 'bad_bytes' };
   return {
     ok: true,
     record: {
@@ -283,7 +291,8 @@ function mapParsedFields(source, { fields, correlationField }) {
       receivedAt,
       appGuid: (text(fieldOf(source, fields.appId)) ?? text(fieldOf(source, fields.appGuid)))?.toLowerCase() ?? null,
       appName: text(fieldOf(source, fields.appName)),
-      appIndex: appIndex ?? null,
+      appIndex:
+        typeof appIndex === 'number' && Number.isInteger(appIndex) && appIndex <= MOST_APP_INDEX ? appIndex : null,
       instanceId: extra('instance_id') ?? null,
       method: text(fieldOf(source, fields.method)),
       path: text(fieldOf(source, fields.path)),

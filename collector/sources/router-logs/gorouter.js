@@ -17,7 +17,9 @@ const GOROUTER_LEGACY_TIME =
   /^(\d{2})\/(\d{2})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\s*([+-]\d{2}:?\d{2}|Z)$/i;
 /** A `key:` of at most 80 characters, matched where the scan is (sticky). */
 const KEY = /[A-Za-z_][A-Za-z0-9_-]{0,78}:/y;
-/** Seconds as gorouter writes them: digits, a point, digits. */
+/** app_index is stored as an integer (int4): a larger number is no instance index. */
+export const MOST_APP_INDEX = 2 ** 31 - 1;
+/** Seconds as gorouter writes them: digits, then maybe a point and digits. */
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 /** response_time / gorouter_time as the last thing of a line: never so in a whole line (app_id follows). */
 const CUT_AFTER_NUMBER = /(?:^| )(?:response_time|gorouter_time):[^ "]*$/;
@@ -242,7 +244,7 @@ export function parseGorouterLine(line, options = {}) {
       receivedAt,
       appGuid: present(fields.get('app_id'))?.toLowerCase() ?? null,
       appName: null,
-      appIndex: appIndex ?? null,
+      appIndex: appIndex !== undefined && appIndex !== null && appIndex <= MOST_APP_INDEX ? appIndex : null,
       instanceId: present(fields.get('instance_id')),
       method,
       path,

@@ -158,6 +158,10 @@ export function createSearchClient(search, deps = {}) {
             )
           : await call('POST', `/${indexPath()}/_pit?keep_alive=2m`, undefined, signal);
       let pitId = /** @type {string} */ (opened.pit_id ?? opened.id);
+      // The page read ahead is given up (aborted) when the caller stops early.
+      const readAhead = new AbortController();
+      const stop = () => readAhead.abort();
+      signal?.addEventListener('abort', stop, { once: true });
       /** @param {unknown[] | undefined} after */
       const page = (after) =>
         call(
@@ -170,7 +174,7 @@ export function createSearchClient(search, deps = {}) {
             track_total_hits: total < 0,
             ...(after ? { search_after: after } : {}),
           },
-          signal,
+          readAhead.signal,
         );
       /** @type {Promise<any> | undefined} */
       let next = page(undefined);
@@ -191,7 +195,11 @@ export function createSearchClient(search, deps = {}) {
           if (hits.length) yield { hits, total };
         }
       } finally {
-        await next?.catch(() => {});
+        signal?.removeEventListener('abort', stop);
+        if (next) {
+          readAhead.abort();
+          pitId = (await next.catch(() => undefined))?.pit_id ?? pitId;
+        }
         const close =
           pit === 'opensearch'
             ? call('DELETE', '/_search/point_in_time', { pit_id: [pitId] })
