@@ -63,7 +63,7 @@ export function createSearchClient(search, deps = {}) {
       );
     },
   });
-  // Pages of 4,000: the same rate as 5,000 and 13-20 MB less peak RSS (bench/ingest.bench.js).
+  // Pages of 4,000: the same rate as 5,000 and 10-15 MB less peak RSS (bench/ingest.bench.js).
   const pageSize = deps.pageSize ?? 4000;
   /** @type {Promise<ServerInfo> | undefined} */
   let info;
