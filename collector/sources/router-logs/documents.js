@@ -3,7 +3,7 @@
 // pipelines keep it).
 import { ConfigError } from '../../../core/errors.js';
 import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
-import { MOST_APP_INDEX, parseGorouterLine, parseRouterTimestamp } from './gorouter.js';
+import { appIndexOf, parseGorouterLine, parseRouterTimestamp } from './gorouter.js';
 
 /**
  * Where each value lives in a document. `extra` is the object holding every `key:"value"` after
@@ -291,8 +291,7 @@ function mapParsedFields(source, { fields, correlationField }) {
       receivedAt,
       appGuid: (text(fieldOf(source, fields.appId)) ?? text(fieldOf(source, fields.appGuid)))?.toLowerCase() ?? null,
       appName: text(fieldOf(source, fields.appName)),
-      appIndex:
-        typeof appIndex === 'number' && Number.isInteger(appIndex) && appIndex <= MOST_APP_INDEX ? appIndex : null,
+      appIndex: appIndexOf(appIndex),
       instanceId: extra('instance_id') ?? null,
       method: text(fieldOf(source, fields.method)),
       path: text(fieldOf(source, fields.path)),

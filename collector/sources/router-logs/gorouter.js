@@ -18,7 +18,14 @@ const GOROUTER_LEGACY_TIME =
 /** A `key:` of at most 80 characters, matched where the scan is (sticky). */
 const KEY = /[A-Za-z_][A-Za-z0-9_-]{0,78}:/y;
 /** app_index is stored as an integer (int4): a larger number is no instance index. */
-export const MOST_APP_INDEX = 2 ** 31 - 1;
+const MOST_APP_INDEX = 2 ** 31 - 1;
+
+/**
+ * An instance index as stored: a whole number up to int4's largest, else null.
+ * @param {number | null | undefined} value
+ */
+export const appIndexOf = (value) =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MOST_APP_INDEX ? value : null;
 /** Seconds as gorouter writes them: digits, then maybe a point and digits. */
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 /** response_time / gorouter_time as the last thing of a line: never so in a whole line (app_id follows). */
@@ -244,7 +251,7 @@ export function parseGorouterLine(line, options = {}) {
       receivedAt,
       appGuid: present(fields.get('app_id'))?.toLowerCase() ?? null,
       appName: null,
-      appIndex: appIndex !== undefined && appIndex !== null && appIndex <= MOST_APP_INDEX ? appIndex : null,
+      appIndex: appIndexOf(appIndex),
       instanceId: present(fields.get('instance_id')),
       method,
       path,
