@@ -62,7 +62,8 @@ const NETWORK_CODES = new Set([
  * @property {string} [setting] the setting that names the service (CF_API): an unreachable service
  *   is named by it and its host, so the user knows what to fix
  *
- * @typedef {{ status: number, headers: Record<string, any>, data: any }} HttpResponse
+ * @typedef {{ status: number, headers: Record<string, any>, data: any, length?: number }} HttpResponse
+ *   length: characters of the body as it came, before it was parsed
  *
  * @typedef {object} HttpRequest
  * @property {string} [method]
@@ -130,6 +131,7 @@ export function createHttp(options) {
       });
     }
     const data = parseBody(response.data);
+    const length = typeof response.data === 'string' ? response.data.length : 0;
     const status = response.status;
     // Every API paasmon reads answers JSON: a success that is not (a proxy's HTML page, a body cut
     // off) is a failure, not an empty answer.
@@ -141,7 +143,7 @@ export function createHttp(options) {
         { status, reason: 'bad_response', retryable: true },
       );
     }
-    if (status < 500 && status !== 429) return { status, headers: response.headers, data };
+    if (status < 500 && status !== 429) return { status, headers: response.headers, data, length };
     const title = titleOf(data);
     const reason =
       status === 429 ? 'rate_limited' : title === 'CF-StatsUnavailable' ? 'stats_unavailable' : `http_${status}`;

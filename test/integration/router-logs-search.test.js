@@ -6,6 +6,7 @@ import pino from 'pino';
 import { loadConfig } from '../../collector/config/index.js';
 import { ingestIncrement, ingestWindow } from '../../collector/pipeline/ingest.js';
 import { createRouterLogSource } from '../../collector/sources/router-logs/index.js';
+import { FIRST_PAGE, PAGE_BYTES } from '../../collector/sources/router-logs/search.js';
 import { migrate } from '../../exporters/postgres/migrate.js';
 import { startTestDatabase } from '../support/database.js';
 import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
@@ -340,6 +341,34 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
         assert.ok(performance.now() - started < 60_000, 'the hanging read-ahead was aborted, not waited for');
         const open = await search.request('GET', '/_search/point_in_time/_all');
         assert.deepEqual(open.body.pits ?? [], [], 'no point in time left open');
+      });
+
+      it('sizes its pages by bytes: the first of FIRST_PAGE documents, then about PAGE_BYTES each', async (t) => {
+        /** @type {Array<{ size: number, length: number, hits: number }>} */
+        const pages = [];
+        // The proxy fetches each page itself to see how long the answer is.
+        const proxy = await startFaultProxy(search.url, async ({ method, url, body }) => {
+          if (url !== '/_search') return 'pass';
+          const answer = await fetch(`${search.url}${url}`, {
+            method,
+            headers: { 'Content-Type': 'application/json' },
+            body,
+          });
+          const text = await answer.text();
+          pages.push({ size: JSON.parse(body).size, length: text.length, hits: JSON.parse(text).hits.hits.length });
+          return { status: answer.status, body: text };
+        });
+        t.after(() => proxy.close());
+        const source = sourceFor({ SEARCH_URL: proxy.url }, { pageSize: undefined });
+        t.after(() => source.close());
+        let documents = 0;
+        for await (const page of source.readWindow(window)) documents += page.documents;
+        assert.equal(documents, COUNT + malformed.length);
+        assert.equal(pages[0].size, FIRST_PAGE);
+        const full = pages.slice(1).filter((p) => p.hits === p.size);
+        assert.ok(full.length >= 5, `${pages.length} pages`);
+        for (const p of full)
+          assert.ok(Math.abs(p.length - PAGE_BYTES) < 0.1 * PAGE_BYTES, `a page of ${p.length} characters`);
       });
 
       it('is ingested by `paasmon collect` on INGEST_SCHEDULE and counted once in its metrics', async (t) => {

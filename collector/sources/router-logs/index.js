@@ -44,16 +44,6 @@ export function createRouterLogSource(config, deps = {}) {
   const mapping = { fields, format, lineFields, correlationField: headerLogField(config.correlationHeader) };
   const debug = deps.log?.isLevelEnabled('debug') ? deps.log : undefined;
   const client = createSearchClient({ ...search, url: search.url }, deps);
-  // Only the fields the mapping reads travel over the wire (and through memory).
-  const sourceFields = [
-    ...new Set(
-      Object.entries(fields)
-        .filter(([key, path]) => path && key !== 'extra')
-        .map(([, path]) => path)
-        .concat(lineFields)
-        .concat(fields.extra ? [`${fields.extra}.*`] : []),
-    ),
-  ];
   const names = config.cf.apps.filter((a) => !isGuid(a));
   const guids = config.cf.apps.filter((a) => /^[0-9a-f-]{36}$/i.test(a));
 
@@ -84,7 +74,6 @@ export function createRouterLogSource(config, deps = {}) {
       for await (const page of client.readAll({
         query: queryFor(from, to),
         sortField: fields.timestamp,
-        sourceFields,
         signal,
       })) {
         /** @type {import('./gorouter.js').RouterRequest[]} */

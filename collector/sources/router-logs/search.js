@@ -29,11 +29,33 @@ function atLeast(a, b) {
 }
 
 /**
+ * Pages of about this many characters of response (a character is a byte in V8's strings of
+ * JSON). What the reader holds is a page or two, text and parsed documents: counting bytes, not
+ * documents, bounds that for documents of any size. With the bench's 860-byte documents, pages of
+ * 2 MiB (about 2,400 documents) peaked at 138-149 MB RSS; 2.5 MiB were a few % faster at 155-157 MB,
+ * and pages of 4,000 documents no faster at 153-165 MB (bench/ingest.bench.js).
+ */
+export const PAGE_BYTES = 2 * 1024 * 1024;
+/** The first page, before the size of a document is known; a scroll keeps it for every page. */
+export const FIRST_PAGE = 1000;
+const MOST_PER_PAGE = 10_000;
+
+/**
+ * How many documents the next page asks for, from the size of the last one.
+ * @param {number} bytes the last response's length @param {number} documents in it
+ * @param {number} asked what the last page asked for
+ */
+export function nextPageSize(bytes, documents, asked) {
+  if (!(bytes > 0) || documents === 0) return asked;
+  return Math.max(1, Math.min(MOST_PER_PAGE, Math.round((PAGE_BYTES * documents) / bytes)));
+}
+
+/**
  * @typedef {object} SearchClientDeps
  * @property {import('pino').Logger} [log]
  * @property {import('../../../core/retry.js').BackoffOptions} [backoff]
  * @property {number} [timeoutMs]
- * @property {number} [pageSize]
+ * @property {number} [pageSize] documents per page, fixed (else pages of about PAGE_BYTES)
  * @property {(reason: string) => void} [onRetry] counts a retried request by reason
  */
 
@@ -63,8 +85,9 @@ export function createSearchClient(search, deps = {}) {
       );
     },
   });
-  // Pages of 4,000: the same rate as 5,000 and 10-15 MB less peak RSS (bench/ingest.bench.js).
-  const pageSize = deps.pageSize ?? 4000;
+  const firstPage = deps.pageSize ?? FIRST_PAGE;
+  /** @type {typeof nextPageSize} */
+  const sizeAfter = deps.pageSize ? () => firstPage : nextPageSize;
   /** @type {Promise<ServerInfo> | undefined} */
   let info;
 
@@ -74,6 +97,16 @@ export function createSearchClient(search, deps = {}) {
    * @returns {Promise<any>}
    */
   async function call(method, path, body, signal, options = {}) {
+    return (await exchange(method, path, body, signal, options)).data;
+  }
+
+  /**
+   * The successful response (status 2xx); any other status fails with the server's reason.
+   * @param {string} method @param {string} path @param {unknown} [body] @param {AbortSignal} [signal]
+   * @param {{ once?: boolean }} [options]
+   * @returns {Promise<import('../../net/http-client.js').HttpResponse>}
+   */
+  async function exchange(method, path, body, signal, options = {}) {
     const response = await http
       .send({
         method,
@@ -92,7 +125,7 @@ export function createSearchClient(search, deps = {}) {
             })
           : err;
       });
-    if (response.status >= 200 && response.status < 300) return response.data;
+    if (response.status >= 200 && response.status < 300) return response;
     const title = searchErrorTitle(response.data);
     const reason =
       response.status === 401 || response.status === 403
@@ -139,14 +172,18 @@ export function createSearchClient(search, deps = {}) {
   /**
    * Every hit of `query`, sorted by `sortField` ascending, page by page. Throws when the number
    * read differs from the number the window held when the read began.
-   * @param {{ query: object, sortField: string, sourceFields?: string[], signal?: AbortSignal }} request
+   *
+   * Each document comes whole: filtering `_source` made the search server parse and write every
+   * document again (14 instead of 9 us of its CPU per document, a warm OpenSearch, README
+   * "Benchmarks"), on a cluster that is busy indexing the load test's own logs meanwhile; whole,
+   * it sends the bytes it stored.
+   * @param {{ query: object, sortField: string, signal?: AbortSignal }} request
    * @returns {AsyncGenerator<Page>}
    */
-  async function* readAll({ query, sortField, sourceFields, signal }) {
+  async function* readAll({ query, sortField, signal }) {
     const { pit } = await server(signal);
     let read = 0;
     let total = -1;
-    const base = { size: pageSize, query, _source: sourceFields ?? true };
     if (pit) {
       const opened =
         pit === 'opensearch'
@@ -162,25 +199,26 @@ export function createSearchClient(search, deps = {}) {
       const readAhead = new AbortController();
       const stop = () => readAhead.abort();
       signal?.addEventListener('abort', stop, { once: true });
-      /** @param {unknown[] | undefined} after */
-      const page = (after) =>
-        call(
+      /** @param {unknown[] | undefined} after @param {number} size */
+      const page = (after, size) =>
+        exchange(
           'POST',
           '/_search',
           {
-            ...base,
+            size,
+            query,
             sort: [{ [sortField]: { order: 'asc' } }, { _shard_doc: 'asc' }],
             pit: { id: pitId, keep_alive: '2m' },
             track_total_hits: total < 0,
             ...(after ? { search_after: after } : {}),
           },
           readAhead.signal,
-        );
-      /** @type {Promise<any> | undefined} */
-      let next = page(undefined);
+        ).then((response) => ({ body: response.data, size, bytes: response.length ?? 0 }));
+      /** @type {Promise<{ body: any, size: number, bytes: number }> | undefined} */
+      let next = page(undefined, firstPage);
       try {
         while (next) {
-          const body = await next;
+          const { body, size, bytes } = await next;
           next = undefined;
           pitId = body.pit_id ?? pitId; // always the newest id
           if (total < 0) total = Number(body.hits?.total?.value ?? 0);
@@ -188,8 +226,8 @@ export function createSearchClient(search, deps = {}) {
           read += hits.length;
           // The next page is asked for before this one is handed on: the server reads it while
           // the caller maps and stores this one.
-          if (hits.length === pageSize) {
-            next = page(hits[hits.length - 1].sort);
+          if (hits.length === size) {
+            next = page(hits[hits.length - 1].sort, sizeAfter(bytes, hits.length, size));
             next.catch(() => {});
           }
           if (hits.length) yield { hits, total };
@@ -198,7 +236,7 @@ export function createSearchClient(search, deps = {}) {
         signal?.removeEventListener('abort', stop);
         if (next) {
           readAhead.abort();
-          pitId = (await next.catch(() => undefined))?.pit_id ?? pitId;
+          pitId = (await next.catch(() => undefined))?.body.pit_id ?? pitId;
         }
         const close =
           pit === 'opensearch'
@@ -211,7 +249,8 @@ export function createSearchClient(search, deps = {}) {
         'POST',
         `/${indexPath()}/_search?scroll=2m&allow_no_indices=false`,
         {
-          ...base,
+          size: firstPage,
+          query,
           sort: [{ [sortField]: { order: 'asc' } }],
           track_total_hits: true,
         },
@@ -224,7 +263,7 @@ export function createSearchClient(search, deps = {}) {
           const hits = body.hits?.hits ?? [];
           read += hits.length;
           if (hits.length) yield { hits, total };
-          if (hits.length < pageSize) break;
+          if (hits.length < firstPage) break;
           // Never repeated: a continuation that timed out may have moved the cursor, and a repeat would
           // skip a page. The window is read again from its last committed page instead.
           body = await call('POST', '/_search/scroll', { scroll: '2m', scroll_id: scrollId }, signal, {
