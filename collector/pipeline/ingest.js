@@ -208,11 +208,12 @@ export async function ingestWindow(source, window, deps) {
             encoded: page.encoded,
             checkpoint,
             commitAfter: previous,
+            countOnly: !deps.metrics,
           }).then((inserted) => {
             busyMs.write += performance.now() - writeStarted;
-            deps.metrics?.write(inserted);
+            deps.metrics?.write(inserted.records);
             result.records += page.count;
-            result.inserted += inserted.length;
+            result.inserted += inserted.count;
             result.documents = (result.documents ?? 0) + page.documents;
             addCounts(result.skipped, page.skipped);
             addFirsts(/** @type {Map<string, any>} */ (result.examples), page.examples);
@@ -353,9 +354,14 @@ async function storeLines(lines, options, deps, checkpoint) {
       checkpoint && position !== undefined
         ? { source: checkpoint.source, position: checkpoint.position(position) }
         : undefined;
-    const inserted = await writePage({ kind: 'router_request', records: batch, checkpoint: reached });
-    deps.metrics?.write(inserted);
-    result.inserted += inserted.length;
+    const inserted = await writePage({
+      kind: 'router_request',
+      records: batch,
+      checkpoint: reached,
+      countOnly: !deps.metrics,
+    });
+    deps.metrics?.write(inserted.records);
+    result.inserted += inserted.count;
     batch = [];
     committed = position;
   };

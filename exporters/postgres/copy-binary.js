@@ -1,6 +1,7 @@
 // Values as the fields of a binary-format COPY tuple (PostgreSQL "COPY", File Formats): each field
 // is its length in 4 bytes (-1 for NULL), then the type's binary form. Parsing binary costs
 // PostgreSQL far less than text (timestamps above all), and writing it costs no escape pass.
+import { wholeSecondsMs } from '../../core/utc-time.js';
 
 /** @typedef {'text' | 'int4' | 'int8' | 'float8' | 'timestamptz'} BinaryType */
 
@@ -25,8 +26,8 @@ const MICROS_TIME_LENGTH = 27;
 /**
  * Microseconds since 2000-01-01 UTC of a Date or a time string: to the microsecond for UTC strings
  * (parseRouterTimestamp's form), to the millisecond for a Date or another form. The whole seconds
- * of the last string are kept: rows of one page mostly share them, and a regular expression and
- * Date.parse per row were most of the encoding.
+ * of the last string are kept (rows of one page mostly share them), others read digit by digit: a
+ * regular expression and Date.parse per row were most of the encoding.
  */
 export function timestampEncoder() {
   let lastSecond = '\0';
@@ -48,8 +49,13 @@ export function timestampEncoder() {
       return (value.getTime() - POSTGRES_EPOCH_MS) * 1000;
     }
     if (typeof value !== 'string') throw new Error(`postgres: ${column} is not a time: ${String(value).slice(0, 40)}`);
-    if (value.length !== MICROS_TIME_LENGTH || value[26] !== 'Z' || value[19] !== '.' || !value.startsWith(lastSecond))
-      return slow(value, column);
+    if (value.length !== MICROS_TIME_LENGTH || value[26] !== 'Z' || value[19] !== '.') return slow(value, column);
+    if (!value.startsWith(lastSecond)) {
+      const ms = wholeSecondsMs(value);
+      if (Number.isNaN(ms) || value[10] !== 'T') return slow(value, column);
+      lastSecond = value.slice(0, 19);
+      lastSecondUs = (ms - POSTGRES_EPOCH_MS) * 1000;
+    }
     let micros = 0;
     for (let i = 20; i < 26; i++) {
       const digit = value.charCodeAt(i) - 48;

@@ -83,9 +83,11 @@ const isEncoded = (rows) => 'data' in rows && Buffer.isBuffer(rows.data);
  * COPY `lines` into a staging table, then insert the rows not already present. Runs inside the
  * caller's transaction.
  * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | EncodedRows} lines
- * @returns {Promise<any[]>} the rows inserted now, with the spec's `returning` columns
+ * @param {{ readBack?: boolean }} [options] readBack: return the inserted rows' `returning` columns
+ * @returns {Promise<{ count: number, rows: any[] }>} how many rows were inserted now, and (readBack)
+ *   those rows
  */
-export async function copyInsert(client, spec, lines) {
+export async function copyInsert(client, spec, lines, { readBack = true } = {}) {
   const staging = `paasmon_staging_${spec.table}`;
   const columns = columnList(spec);
   await client.query(
@@ -94,7 +96,7 @@ export async function copyInsert(client, spec, lines) {
   const count = { lines: 0 };
   const { stream, formatClause } = copySource(lines, count);
   await pipeline(stream, client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN${formatClause}`)));
-  const returning = spec.returning ? ` RETURNING ${spec.returning.map(([c]) => c).join(', ')}` : '';
+  const returning = readBack && spec.returning ? ` RETURNING ${spec.returning.map(([c]) => c).join(', ')}` : '';
   // DO NOTHING also skips a row that appears twice in one batch (no DISTINCT, no sort needed).
   const result = await client.query(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM ${staging}
     ON CONFLICT (${spec.key.join(', ')}) DO NOTHING${returning}`);
@@ -107,7 +109,7 @@ export async function copyInsert(client, spec, lines) {
         WHERE ${sameKey} AND t.${column} IS NULL AND s.${column} IS NOT NULL`);
     }
   }
-  return result.rows;
+  return { count: result.rowCount ?? 0, rows: result.rows };
 }
 
 /**

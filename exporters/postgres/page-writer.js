@@ -20,20 +20,23 @@ export function encodeRecords(kind, records) {
  * @returns {import('../../core/types.js').PageWriter}
  */
 export function createPageWriter(pool) {
-  return async function writePage({ kind, records, encoded, checkpoint, commitAfter }) {
+  return async function writePage({ kind, records, encoded, checkpoint, commitAfter, countOnly }) {
     const spec = tableOf(kind);
     const lines = () => encoded ?? binaryRows(spec, records) ?? records.map((record) => copyLine(spec, record));
     const keyed = () =>
       inTransaction(pool, async (client) => {
-        const rows = records.length || encoded?.rows ? await copyInsert(client, spec, lines()) : [];
+        const inserted =
+          records.length || encoded?.rows
+            ? await copyInsert(client, spec, lines(), { readBack: !countOnly })
+            : { count: 0, rows: [] };
         await commitAfter;
         if (checkpoint) await saveCheckpoint(client, checkpoint);
-        return rows.map((row) => recordOf(kind, spec, row));
+        return { count: inserted.count, records: inserted.rows.map((row) => recordOf(kind, spec, row)) };
       });
     if (!spec.freshKeys || checkpoint || commitAfter) return keyed();
     try {
       await inTransaction(pool, (client) => copyNew(client, spec, lines()));
-      return records;
+      return { count: encoded?.rows ?? records.length, records: countOnly ? [] : records };
     } catch (err) {
       // A batch retried after its commit was not acknowledged: fall back to skipping what is there.
       if (/** @type {any} */ (err)?.code !== UNIQUE_VIOLATION) throw err;

@@ -1,5 +1,6 @@
-// The page writer's ordering contract (commitAfter): a page copied while the one before it is
-// still being written commits only after that one, and is rolled back with it when it fails.
+// The page writer's contract: a page copied while the one before it is still being written
+// commits only after that one (commitAfter), and is rolled back with it when it fails; what it
+// returns counts only the rows inserted now.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
@@ -61,8 +62,24 @@ describe('page writer commitAfter', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.deepEqual(await stored(), []);
     next.resolve();
-    assert.equal((await committing).length, 1);
+    assert.equal((await committing).count, 1);
     assert.deepEqual(await stored(), ['b']);
     assert.equal(await position(), 'p2');
+  });
+
+  it('returns the records it inserted, or with countOnly only how many', async () => {
+    await db.query('TRUNCATE router_requests');
+    const writePage = createPageWriter(db.pool);
+    const page = { kind: /** @type {const} */ ('router_request') };
+    const first = await writePage({ ...page, records: [request('c'), request('d')] });
+    assert.equal(first.count, 2);
+    assert.deepEqual(
+      first.records.map((r) => /** @type {any} */ (r).kind),
+      ['router_request', 'router_request'],
+    );
+    // Two new rows and one already there: only the new ones count, and nothing is read back.
+    const counted = await writePage({ ...page, records: [request('d'), request('e'), request('f')], countOnly: true });
+    assert.deepEqual(counted, { count: 2, records: [] });
+    assert.deepEqual(await stored(), ['c', 'd', 'e', 'f']);
   });
 });

@@ -4,7 +4,7 @@ import { nextPageSize, PAGE_BYTES } from '../../collector/sources/router-logs/se
 
 describe('nextPageSize', () => {
   it('asks for as many documents as fill PAGE_BYTES at the last page’s size per document', () => {
-    // 1,000 documents of 1,024 characters: 2,048 of them make 2 MiB.
+    // 1,000 documents of 1,024 characters: 1,536 of them make 1.5 MiB.
     assert.equal(nextPageSize(1000 * 1024, 1000, 1000), Math.round(PAGE_BYTES / 1024));
     // Documents four times as large: a quarter as many.
     assert.equal(nextPageSize(1000 * 4096, 1000, 1000), Math.round(PAGE_BYTES / 4096));

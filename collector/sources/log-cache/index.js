@@ -71,10 +71,10 @@ export async function ingestApp(app, options, deps) {
       records,
       checkpoint: { source: key, position: String(page.position) },
     });
-    deps.metrics?.write(inserted);
+    deps.metrics?.write(inserted.records);
     result.envelopes += page.envelopes.length;
     result.routerRequests += records.length;
-    result.inserted += inserted.length;
+    result.inserted += inserted.count;
     result.samples += gauges.samples.length;
   }
   await writePage({ kind: 'router_request', records: [], checkpoint: { source: key, position: String(end) } });

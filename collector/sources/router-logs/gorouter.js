@@ -1,4 +1,5 @@
 // Pure parser of gorouter access-log lines (RTR). Never throws: it returns a record or a reason.
+import { wholeSecondsMs } from '../../../core/utc-time.js';
 import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
 
 /**
@@ -11,8 +12,6 @@ import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
 const CF_LOGS_PREFIX = /^\s*(\S+)\s+\[([A-Z]+)(?:\/[^\]]*)?\]\s+(?:OUT|ERR)\s/;
 const HEAD = /^(\S+) - \[([^\]]*)\] "((?:[^"\\]|\\.)*)" (\S+) (\S+) (\S+)(?: |$)/;
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/i;
-/** RFC3339 in UTC with a fraction: its whole seconds say the same instant whatever follows. */
-const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}\.\d{1,9}Z$/i;
 const GOROUTER_LEGACY_TIME =
   /^(\d{2})\/(\d{2})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\s*([+-]\d{2}:?\d{2}|Z)$/i;
 /** A `key:` of at most 80 characters, matched where the scan is (sticky). */
@@ -33,8 +32,10 @@ const CUT_AFTER_NUMBER = /(?:^| )(?:response_time|gorouter_time):[^ "]*$/;
 
 /**
  * The whole seconds of the last UTC time parsed (`2026-11-21T10:00:00`) and their UTC form: the
- * lines of one page mostly share them, and the regular expression and Date objects of a full parse
- * were a tenth of an ingest's CPU (bench/ingest.bench.js profile).
+ * lines of one page mostly share them. Others are read digit by digit (wholeSecondsMs): a regular
+ * expression and Date objects for each time were a tenth of an ingest's CPU (bench/ingest.bench.js
+ * profile), and in a page sorted by the time a document was written, the times requests came in
+ * change their second often (a request that took 2 s comes between ones that took 2 ms).
  */
 let lastSecond = { text: '\0', utc: '' };
 
@@ -44,15 +45,11 @@ let lastSecond = { text: '\0', utc: '' };
  */
 export function parseRouterTimestamp(text) {
   const n = text.length;
-  // `<the last whole seconds>.<1 to 9 digits>Z`
-  if (
-    n >= 22 &&
-    n <= 30 &&
-    text[19] === '.' &&
-    (text[n - 1] === 'Z' || text[n - 1] === 'z') &&
-    text.startsWith(lastSecond.text)
-  ) {
-    let digits = true;
+  // `<whole seconds>.<1 to 9 digits>Z`
+  if (n >= 22 && n <= 30 && text[19] === '.' && (text[n - 1] === 'Z' || text[n - 1] === 'z')) {
+    if (!text.startsWith(lastSecond.text) && !Number.isNaN(wholeSecondsMs(text)))
+      lastSecond = { text: text.slice(0, 19), utc: `${text.slice(0, 10)}T${text.slice(11, 19)}` };
+    let digits = text.startsWith(lastSecond.text);
     for (let i = 20; i < n - 1 && digits; i++) digits = text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57;
     if (digits)
       return `${lastSecond.utc}.${text
@@ -60,10 +57,7 @@ export function parseRouterTimestamp(text) {
         .padEnd(6, '0')
         .slice(0, 6)}Z`;
   }
-  const utc = parseTimestamp(text);
-  if (utc && n >= 22 && text[19] === '.' && RFC3339_UTC.test(text))
-    lastSecond = { text: text.slice(0, 19), utc: utc.slice(0, 19) };
-  return utc;
+  return parseTimestamp(text);
 }
 
 /** @param {string} text */

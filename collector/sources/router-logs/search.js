@@ -31,11 +31,13 @@ function atLeast(a, b) {
 /**
  * Pages of about this many characters of response (a character is a byte in V8's strings of
  * JSON). What the reader holds is a page or two, text and parsed documents: counting bytes, not
- * documents, bounds that for documents of any size. With the bench's 860-byte documents, pages of
- * 2 MiB (about 2,400 documents) peaked at 138-149 MB RSS; 2.5 MiB were a few % faster at 155-157 MB,
- * and pages of 4,000 documents no faster at 153-165 MB (bench/ingest.bench.js).
+ * documents, bounds that for documents of any size. With the bench's 860-byte documents (alternating
+ * runs, bench/ingest.bench.js): pages of 1.5 MiB (about 1,800 documents) 31,800-32,600 docs/s at
+ * 134-137 MB peak RSS; 2 MiB 31,600-31,900 at 141-149 MB, with 11 % more of paasmon's CPU (V8
+ * copies more of a page's parsed documents that are still alive when it collects the young
+ * generation); 1 MiB 29,900-31,700 at 131-134 MB.
  */
-export const PAGE_BYTES = 2 * 1024 * 1024;
+export const PAGE_BYTES = 1.5 * 1024 * 1024;
 /** The first page, before the size of a document is known; a scroll keeps it for every page. */
 export const FIRST_PAGE = 1000;
 const MOST_PER_PAGE = 10_000;

@@ -59,10 +59,10 @@ export function createDrainReceiver({ pool, schemaReady, maxBuffered, correlatio
       if (schemaReady && !(await schemaReady)) throw new Error('shutting down before the schema was ready');
       const inserted = await writeRouterPage(page);
       counts.stored += page.records.length;
-      counts.inserted += inserted.length;
+      counts.inserted += inserted.count;
       lastStoredAt = new Date();
       metrics?.count('stored', '', page.records.length);
-      metrics?.observeRouterRequests(inserted);
+      metrics?.observeRouterRequests(inserted.records);
       return inserted;
     },
     onChange: ({ pending }) => {
