@@ -117,8 +117,8 @@
  */
 
 /**
- * What the write of a page inserted: how many rows, and their records (none when the page was
- * `countOnly`).
+ * What the write of a page inserted: how many rows (a plain COPY of fresh keys: all of the page's),
+ * and their records (none when the page was `countOnly`).
  * @typedef {object} Inserted
  * @property {number} count
  * @property {PaasmonRecord[]} records

@@ -1,8 +1,11 @@
 // The whole seconds of an RFC 3339 time, read digit by digit. Router-log ingest reads one or two
 // times per document; a regular expression and Date objects for each were a tenth of its CPU.
 
-/** @param {string} text @param {number} at @param {number} count @returns {number} NaN unless all digits */
-function digitsAt(text, at, count) {
+/**
+ * The number `count` decimal digits at `at` write; NaN unless they are all digits.
+ * @param {string} text @param {number} at @param {number} count
+ */
+export function digitsAt(text, at, count) {
   let value = 0;
   for (let i = at; i < at + count; i++) {
     const digit = text.charCodeAt(i) - 48;

@@ -1,7 +1,7 @@
 // Values as the fields of a binary-format COPY tuple (PostgreSQL "COPY", File Formats): each field
 // is its length in 4 bytes (-1 for NULL), then the type's binary form. Parsing binary costs
 // PostgreSQL far less than text (timestamps above all), and writing it costs no escape pass.
-import { wholeSecondsMs } from '../../core/utc-time.js';
+import { digitsAt, wholeSecondsMs } from '../../core/utc-time.js';
 
 /** @typedef {'text' | 'int4' | 'int8' | 'float8' | 'timestamptz'} BinaryType */
 
@@ -51,18 +51,13 @@ export function timestampEncoder() {
     if (typeof value !== 'string') throw new Error(`postgres: ${column} is not a time: ${String(value).slice(0, 40)}`);
     if (value.length !== MICROS_TIME_LENGTH || value[26] !== 'Z' || value[19] !== '.') return slow(value, column);
     if (!value.startsWith(lastSecond)) {
-      const ms = wholeSecondsMs(value);
-      if (Number.isNaN(ms) || value[10] !== 'T') return slow(value, column);
+      const ms = value[10] === 'T' ? wholeSecondsMs(value) : Number.NaN;
+      if (Number.isNaN(ms)) return slow(value, column);
       lastSecond = value.slice(0, 19);
       lastSecondUs = (ms - POSTGRES_EPOCH_MS) * 1000;
     }
-    let micros = 0;
-    for (let i = 20; i < 26; i++) {
-      const digit = value.charCodeAt(i) - 48;
-      if (digit < 0 || digit > 9) return slow(value, column);
-      micros = micros * 10 + digit;
-    }
-    return lastSecondUs + micros;
+    const micros = digitsAt(value, 20, 6);
+    return Number.isNaN(micros) ? slow(value, column) : lastSecondUs + micros;
   };
 }
 

@@ -8,13 +8,14 @@ import { migrate } from '../../exporters/postgres/migrate.js';
 import { createPageWriter } from '../../exporters/postgres/page-writer.js';
 import { startTestDatabase } from '../support/database.js';
 
-/** @param {string} id */
-const request = (id) =>
+/** @param {string} id @param {number} [status] */
+const request = (id, status = 200) =>
   /** @type {import('../../core/types.js').RouterRequest} */ ({
     kind: 'router_request',
     receivedAt: '2026-11-22T10:00:00.000001Z',
     appGuid: 'g',
     vcapRequestId: id,
+    status,
   });
 
 /** A promise settled from outside. */
@@ -71,15 +72,19 @@ describe('page writer commitAfter', () => {
     await db.query('TRUNCATE router_requests');
     const writePage = createPageWriter(db.pool);
     const page = { kind: /** @type {const} */ ('router_request') };
-    const first = await writePage({ ...page, records: [request('c'), request('d')] });
+    const first = await writePage({ ...page, records: [request('c', 201), request('d', 404)] });
     assert.equal(first.count, 2);
+    assert.deepEqual(first.records.map((r) => /** @type {any} */ (r).status).sort(), [201, 404]);
+    // One new row and one already there: only the new one comes back.
+    const again = await writePage({ ...page, records: [request('c', 201), request('g', 503)] });
+    assert.equal(again.count, 1);
     assert.deepEqual(
-      first.records.map((r) => /** @type {any} */ (r).kind),
-      ['router_request', 'router_request'],
+      again.records.map((r) => /** @type {any} */ (r).status),
+      [503],
     );
     // Two new rows and one already there: only the new ones count, and nothing is read back.
     const counted = await writePage({ ...page, records: [request('d'), request('e'), request('f')], countOnly: true });
     assert.deepEqual(counted, { count: 2, records: [] });
-    assert.deepEqual(await stored(), ['c', 'd', 'e', 'f']);
+    assert.deepEqual(await stored(), ['c', 'd', 'e', 'f', 'g']);
   });
 });

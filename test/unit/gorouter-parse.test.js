@@ -158,6 +158,13 @@ describe('parseRouterTimestamp', () => {
     assert.equal(parseRouterTimestamp('14/06/2016:17:51:32.459 +0000'), '2016-06-14T17:51:32.459000Z');
     assert.equal(parseRouterTimestamp('01/01/2016:00:30:00.000 +0100'), '2015-12-31T23:30:00.000000Z');
     assert.equal(parseRouterTimestamp('2025-02-30T00:00:00Z'), null);
+    // The same with a fraction (the form read digit by digit): days, seconds and years that are not.
+    assert.equal(parseRouterTimestamp('2025-02-30T00:00:00.5Z'), null);
+    assert.equal(parseRouterTimestamp('2024-02-29t00:00:00.5z'), '2024-02-29T00:00:00.500000Z');
+    assert.equal(parseRouterTimestamp('2025-09-18 05:32:10.722911143Z'), '2025-09-18T05:32:10.722911Z');
+    // Second 60 is carried into the next minute (not past midnight), as it always was.
+    assert.equal(parseRouterTimestamp('2025-09-18T05:32:60.5Z'), '2025-09-18T05:33:00.500000Z');
+    assert.equal(parseRouterTimestamp('2016-12-31T23:59:60.5Z'), null);
   });
 });
 

@@ -5,9 +5,11 @@ import { nextPageSize, PAGE_BYTES } from '../../collector/sources/router-logs/se
 describe('nextPageSize', () => {
   it('asks for as many documents as fill PAGE_BYTES at the last page’s size per document', () => {
     // 1,000 documents of 1,024 characters: 1,536 of them make 1.5 MiB.
-    assert.equal(nextPageSize(1000 * 1024, 1000, 1000), Math.round(PAGE_BYTES / 1024));
+    assert.equal(PAGE_BYTES, 1.5 * 1024 * 1024);
+    assert.equal(nextPageSize(1000 * 1024, 1000, 1000), 1536);
     // Documents four times as large: a quarter as many.
-    assert.equal(nextPageSize(1000 * 4096, 1000, 1000), Math.round(PAGE_BYTES / 4096));
+    assert.equal(nextPageSize(1000 * 4096, 1000, 1000), 384);
+    assert.equal(nextPageSize(3 * 1024 * 1024, 2000, 1000), 1000);
   });
 
   it('keeps the last size when the length of the answer is not known', () => {

@@ -70,6 +70,7 @@ export async function ingestApp(app, options, deps) {
       kind: 'router_request',
       records,
       checkpoint: { source: key, position: String(page.position) },
+      countOnly: !deps.metrics,
     });
     deps.metrics?.write(inserted.records);
     result.envelopes += page.envelopes.length;

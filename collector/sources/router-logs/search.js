@@ -29,17 +29,19 @@ function atLeast(a, b) {
 }
 
 /**
- * Pages of about this many characters of response (a character is a byte in V8's strings of
- * JSON). What the reader holds is a page or two, text and parsed documents: counting bytes, not
- * documents, bounds that for documents of any size. With the bench's 860-byte documents (alternating
+ * Pages of about this many characters of response (a byte each, for JSON in ASCII). What the reader
+ * holds is a page or two, text and parsed documents: counting bytes, not documents, bounds that
+ * after the first page for documents of any size. With the bench's 860-byte documents (alternating
  * runs, bench/ingest.bench.js): pages of 1.5 MiB (about 1,800 documents) 31,800-32,600 docs/s at
- * 134-137 MB peak RSS; 2 MiB 31,600-31,900 at 141-149 MB, with 11 % more of paasmon's CPU (V8
- * copies more of a page's parsed documents that are still alive when it collects the young
+ * 134-137 MB peak RSS; 2 MiB 31,600-31,900 at 141-149 MB, with 11 % more of paasmon's CPU (presumably
+ * V8 copying more of a page's parsed documents that are still alive when it collects the young
  * generation); 1 MiB 29,900-31,700 at 131-134 MB.
  */
 export const PAGE_BYTES = 1.5 * 1024 * 1024;
-/** The first page, before the size of a document is known; a scroll keeps it for every page. */
+/** The first page, before the size of a document is known. */
 export const FIRST_PAGE = 1000;
+/** A scroll keeps the size it was opened with: 1.7 MB of the bench's 860-byte documents. */
+export const SCROLL_PAGE = 2000;
 const MOST_PER_PAGE = 10_000;
 
 /**
@@ -88,6 +90,7 @@ export function createSearchClient(search, deps = {}) {
     },
   });
   const firstPage = deps.pageSize ?? FIRST_PAGE;
+  const scrollPage = deps.pageSize ?? SCROLL_PAGE;
   /** @type {typeof nextPageSize} */
   const sizeAfter = deps.pageSize ? () => firstPage : nextPageSize;
   /** @type {Promise<ServerInfo> | undefined} */
@@ -238,7 +241,7 @@ export function createSearchClient(search, deps = {}) {
         signal?.removeEventListener('abort', stop);
         if (next) {
           readAhead.abort();
-          pitId = (await next.catch(() => undefined))?.body.pit_id ?? pitId;
+          pitId = (await next.catch(() => undefined))?.body?.pit_id ?? pitId;
         }
         const close =
           pit === 'opensearch'
@@ -251,7 +254,7 @@ export function createSearchClient(search, deps = {}) {
         'POST',
         `/${indexPath()}/_search?scroll=2m&allow_no_indices=false`,
         {
-          size: firstPage,
+          size: scrollPage,
           query,
           sort: [{ [sortField]: { order: 'asc' } }],
           track_total_hits: true,
@@ -265,7 +268,7 @@ export function createSearchClient(search, deps = {}) {
           const hits = body.hits?.hits ?? [];
           read += hits.length;
           if (hits.length) yield { hits, total };
-          if (hits.length < firstPage) break;
+          if (hits.length < scrollPage) break;
           // Never repeated: a continuation that timed out may have moved the cursor, and a repeat would
           // skip a page. The window is read again from its last committed page instead.
           body = await call('POST', '/_search/scroll', { scroll: '2m', scroll_id: scrollId }, signal, {

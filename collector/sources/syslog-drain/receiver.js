@@ -57,7 +57,7 @@ export function createDrainReceiver({ pool, schemaReady, maxBuffered, correlatio
     backoff,
     writePage: async (page) => {
       if (schemaReady && !(await schemaReady)) throw new Error('shutting down before the schema was ready');
-      const inserted = await writeRouterPage(page);
+      const inserted = await writeRouterPage({ ...page, countOnly: !metrics });
       counts.stored += page.records.length;
       counts.inserted += inserted.count;
       lastStoredAt = new Date();
