@@ -2,7 +2,7 @@
 // times per document; a regular expression and Date objects for each were a tenth of its CPU.
 
 /**
- * The number `count` decimal digits at `at` write; NaN unless they are all digits.
+ * The number that the `count` characters at `at` write in decimal; NaN unless all are digits.
  * @param {string} text @param {number} at @param {number} count
  */
 export function digitsAt(text, at, count) {
