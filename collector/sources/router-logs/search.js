@@ -9,7 +9,8 @@ import { HttpError, createHttp } from '../../net/http-client.js';
  * @property {'opensearch' | 'elasticsearch' | null} pit which point-in-time API the server has
  *
  * @typedef {object} Page
- * @property {Array<{ _source: any, _id?: string, _index?: string, sort?: unknown[] }>} hits
+ * @property {Array<{ _source: any, _id?: string, _index?: string, sort?: unknown[] }>} hits the
+ *   reader is done with them once they are handed on: the caller may let go of each (set it undefined)
  * @property {number} total documents the window holds (track_total_hits)
  */
 
