@@ -114,6 +114,7 @@
  * @typedef {object} EncodedRows
  * @property {Buffer} data
  * @property {number} rows
+ * @property {() => void} [onWritten] called once the rows are in the database: `data` may be reused
  */
 
 /**

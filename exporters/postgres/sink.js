@@ -81,8 +81,10 @@ export function createPostgresSink(options) {
     writingRows += rows;
     writes += 1;
     try {
-      if ('encoded' in first) await writePage({ kind: first.kind, records: [], encoded: first.encoded });
-      else await writePage({ kind: first.kind, records: /** @type {PaasmonRecord[]} */ (entries) });
+      if ('encoded' in first) {
+        await writePage({ kind: first.kind, records: [], encoded: first.encoded });
+        first.encoded.onWritten?.();
+      } else await writePage({ kind: first.kind, records: /** @type {PaasmonRecord[]} */ (entries) });
       written += rows;
     } catch (err) {
       buffer = entries.concat(buffer);

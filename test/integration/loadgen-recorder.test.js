@@ -252,6 +252,42 @@ describe('load generator recorder and schedule', () => {
     assert.equal(stored.rows[0].n, 120, 'every request recorded');
   });
 
+  it('a written page buffer is filled again: 25 pages need only the buffers filling and being written at once, and every row arrives as recorded', async () => {
+    const runId = await newRun();
+    const maxInFlight = 2;
+    const recorder = createRecorder({
+      pool,
+      log,
+      runId,
+      worker: 'w',
+      batchSize: 20,
+      maxInFlight,
+      flushIntervalMs: 60_000,
+    });
+    /** @type {Array<{ correlation_id: string, duration_ms: number, error: string | null }>} */
+    const sent = [];
+    for (let i = 0; i < 500; i++) {
+      // One request with a long error grows its page past the usual size; that page is not kept.
+      const error = i === 230 ? `${'x'.repeat(5000)} ${i}` : null;
+      const row = {
+        correlation_id: `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`,
+        duration_ms: i + 0.25,
+        error,
+      };
+      sent.push(row);
+      await recorder.record(row.correlation_id, Date.UTC(2026, 10, 22) + i, row.duration_ms, error ? 0 : 200, error);
+    }
+    await recorder.close();
+    const stored = await db.query(
+      'SELECT correlation_id, duration_ms, error FROM loadgen_requests WHERE run_id = $1 ORDER BY correlation_id',
+      [runId],
+    );
+    assert.deepEqual(stored.rows, sent);
+    // One filling, `maxInFlight` being written, one full and waiting for a slot, and one in place of
+    // the grown page; a buffer per page would be 26.
+    assert.ok(recorder.pagesAllocated <= maxInFlight + 3, `${recorder.pagesAllocated} page buffers for 25 pages`);
+  });
+
   it('rows keep to existing runs without a per-row foreign key: a page for a missing run fails whole; a deleted run takes its rows', async () => {
     const runId = await newRun();
     const recorder = createRecorder({ pool, log, runId, worker: 'w', batchSize: 50, flushIntervalMs: 60_000 });
