@@ -126,7 +126,7 @@ try {
   // What each secondary index of router_requests costs the keyed COPY (the unique key is the
   // dedup itself and stays).
   for (const [index, columns] of [
-    ['router_requests_correlation_id', '(correlation_id)'],
+    ['router_requests_correlation_id', 'USING hash (correlation_id)'],
     ['router_requests_app_received_at', '(app_name, received_at)'],
   ]) {
     await db.query(`DROP INDEX ${index}`);
