@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=16 --max-old-space-size=128
+#!/usr/bin/env -S node --max-semi-space-size=8 --initial-old-space-size=48 --max-old-space-size=128
 // @ts-check
 // The whole command tree. Exit codes: 0 success, 2 bad usage or invalid configuration, 1 other failure.
 import { readFileSync, realpathSync } from 'node:fs';
