@@ -27,7 +27,7 @@ const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 5);
 const RAMP = process.env.BENCH_RAMP ?? '1s';
 /** The no-stalls run's steady part starts this long after its first request. */
 const STEADY_AFTER_MS = 2000;
-/** The no-stalls run lasts at least this long: V8 collects the old generation every few seconds. */
+/** The no-stalls run lasts at least this long: long enough to see a stall that comes every few seconds. */
 const STALLS_SECONDS = Math.max(SECONDS, 12);
 const CPU_AT_EXIT = `--import=${new URL('./support/cpu-at-exit.js', import.meta.url)}`;
 const AUTOCANNON = fileURLToPath(import.meta.resolve('autocannon/autocannon.js'));

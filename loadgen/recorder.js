@@ -65,7 +65,8 @@ export function createRecorder({
       const full = page;
       // A page grown for long errors is not kept: the spare pages stay of the usual size.
       const onWritten = () => {
-        if (full.length === pageBytes && spare.length < maxInFlight) spare.push(full);
+        // As many as can be on their way at once: `maxInFlight` being written and one waiting.
+        if (full.length === pageBytes && spare.length <= maxInFlight) spare.push(full);
       };
       sink.writeEncoded('loadgen_request', { data, rows, onWritten });
       page = newPage();

@@ -81,10 +81,8 @@ export function createPostgresSink(options) {
     writingRows += rows;
     writes += 1;
     try {
-      if ('encoded' in first) {
-        await writePage({ kind: first.kind, records: [], encoded: first.encoded });
-        first.encoded.onWritten?.();
-      } else await writePage({ kind: first.kind, records: /** @type {PaasmonRecord[]} */ (entries) });
+      if ('encoded' in first) await writePage({ kind: first.kind, records: [], encoded: first.encoded });
+      else await writePage({ kind: first.kind, records: /** @type {PaasmonRecord[]} */ (entries) });
       written += rows;
     } catch (err) {
       buffer = entries.concat(buffer);
@@ -95,6 +93,8 @@ export function createPostgresSink(options) {
       writes -= 1;
       notify();
     }
+    // After the bookkeeping: the rows are committed whatever the callback does.
+    if ('encoded' in first) first.encoded.onWritten?.();
   }
 
   /** Writes the buffer, up to maxInFlight batches at once, until it is empty or a write failed. */
@@ -204,6 +204,8 @@ export function createPostgresSink(options) {
     },
     /**
      * Rows already encoded for a binary COPY, written as one page (the load generator's batches).
+     * `encoded.onWritten` is called once the page is committed; never for a page dropped, or not
+     * yet written when the sink closes.
      * @param {import('../../core/types.js').RecordKind} kind @param {EncodedRows} encoded
      */
     writeEncoded(kind, encoded) {
