@@ -76,6 +76,12 @@ describe('load generator recorder and schedule', () => {
     await db.stop();
   });
 
+  /**
+   * A recorder of run `runId` writing through the test's pool; pages go when full (no timer).
+   * @param {number} runId @param {Partial<Parameters<typeof createRecorder>[0]>} [options]
+   */
+  const recorderFor = (runId, options) =>
+    createRecorder({ pool, log, runId, worker: 'w', flushIntervalMs: 60_000, ...options });
   const newRun = async () =>
     Number((await db.query("INSERT INTO test_runs (label, app_name) VALUES ('t', 'a') RETURNING id")).rows[0].id);
 
@@ -202,14 +208,9 @@ describe('load generator recorder and schedule', () => {
     // COPY needs ROW EXCLUSIVE: it waits until this transaction ends.
     await lock.query('BEGIN; LOCK TABLE loadgen_requests IN SHARE MODE');
     const metrics = createPrometheusSink();
-    const recorder = createRecorder({
-      pool,
-      log,
-      runId,
-      worker: 'w',
+    const recorder = recorderFor(runId, {
       batchSize: 20,
       maxInFlight: 2,
-      flushIntervalMs: 60_000,
       onWait: () => {
         metrics.countRecordWait(runId);
         sentBeforeWait ??= server.arrivals.length - arrivalsBefore;
@@ -255,15 +256,7 @@ describe('load generator recorder and schedule', () => {
   it('a written page buffer is filled again: 25 pages need only the buffers filling and being written at once, and every row arrives as recorded', async () => {
     const runId = await newRun();
     const maxInFlight = 2;
-    const recorder = createRecorder({
-      pool,
-      log,
-      runId,
-      worker: 'w',
-      batchSize: 20,
-      maxInFlight,
-      flushIntervalMs: 60_000,
-    });
+    const recorder = recorderFor(runId, { batchSize: 20, maxInFlight });
     /** @type {Array<{ correlation_id: string, duration_ms: number, error: string | null }>} */
     const sent = [];
     for (let i = 0; i < 500; i++) {
@@ -290,7 +283,7 @@ describe('load generator recorder and schedule', () => {
 
   it('rows keep to existing runs without a per-row foreign key: a page for a missing run fails whole; a deleted run takes its rows', async () => {
     const runId = await newRun();
-    const recorder = createRecorder({ pool, log, runId, worker: 'w', batchSize: 50, flushIntervalMs: 60_000 });
+    const recorder = recorderFor(runId, { batchSize: 50 });
     await generateLoad(loadOptions({ url: server.url, parallel: 4, requests: 120 }), { record: recorder.record });
     await recorder.close();
     const ids = (
@@ -309,7 +302,7 @@ describe('load generator recorder and schedule', () => {
     assert.equal(new Set(ids).size, 120);
 
     const missing = runId + 1000;
-    const orphan = createRecorder({ pool, log, runId: missing, worker: 'w', batchSize: 50, flushIntervalMs: 60_000 });
+    const orphan = recorderFor(missing, { batchSize: 50 });
     await generateLoad(loadOptions({ url: server.url, parallel: 2, requests: 10 }), { record: orphan.record });
     await assert.rejects(orphan.close(), /10 requests could not be written to PostgreSQL: .*run \d+ does not exist/);
     const stray = await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [missing]);
