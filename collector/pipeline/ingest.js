@@ -139,17 +139,6 @@ async function* timed(source, busy) {
 }
 
 /**
- * Each page with its records encoded for COPY as it is read (page-writer.js encodeRecords).
- * @param {AsyncIterable<import('../sources/router-logs/index.js').RouterPage>} pages
- */
-async function* encoded(pages) {
-  for await (const page of pages) {
-    const rows = encodeRecords('router_request', page.records);
-    yield { ...page, records: rows ? [] : page.records, encoded: rows, count: page.records.length };
-  }
-}
-
-/**
  * Retries of a window whose search context is gone (an expired point in time, an interrupted
  * scroll); each resumes from the last committed page.
  */
@@ -189,7 +178,13 @@ export async function ingestWindow(source, window, deps) {
   const started = performance.now();
   await retry(
     async () => {
-      const pages = timed(encoded(source.readWindow({ from: position, to: window.to, signal: window.signal })), busyMs);
+      const pages = timed(
+        source.readWindow(
+          { from: position, to: window.to, signal: window.signal },
+          { encode: (records, count) => encodeRecords('router_request', records, count) },
+        ),
+        busyMs,
+      );
       /** @type {Promise<void>[]} every write of this attempt, and those not awaited yet */
       const writes = [];
       /** @type {Promise<void>[]} */
@@ -212,7 +207,7 @@ export async function ingestWindow(source, window, deps) {
           }).then((inserted) => {
             busyMs.write += performance.now() - writeStarted;
             deps.metrics?.write(inserted.records);
-            result.records += page.count;
+            result.records += page.encoded?.rows ?? page.records.length;
             result.inserted += inserted.count;
             result.documents = (result.documents ?? 0) + page.documents;
             addCounts(result.skipped, page.skipped);

@@ -17,15 +17,18 @@ export function copyLine(spec, record) {
 }
 
 /**
- * Records as binary COPY tuples, when the spec gives every column's type; undefined otherwise.
- * @param {TableSpec} spec @param {readonly unknown[]} records @returns {EncodedRows | undefined}
+ * Records as binary COPY tuples, when the spec gives every column's type (undefined otherwise, and
+ * `records` is not iterated).
+ * @param {TableSpec} spec @param {Iterable<unknown>} records
+ * @param {number} [rowsHint] about how many records there are (default: an array's length)
+ * @returns {EncodedRows | undefined}
  */
-export function binaryRows(spec, records) {
+export function binaryRows(spec, records, rowsHint) {
   const types = spec.columns.map(([, , type]) => type);
   if (!types.every(Boolean)) return undefined;
   const names = spec.columns.map(([column]) => column);
   const values = spec.columns.map(([, toValue]) => toValue);
-  const tuples = tupleWriter(records.length);
+  const tuples = tupleWriter(rowsHint ?? (Array.isArray(records) ? records.length : 0));
   for (const record of records) {
     tuples.row(types.length);
     for (let i = 0; i < types.length; i++)

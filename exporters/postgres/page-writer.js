@@ -9,10 +9,11 @@ const UNIQUE_VIOLATION = '23505';
 /**
  * A page's records encoded for COPY now, so that a page waiting for its write holds one buffer,
  * not thousands of objects V8 would copy and promote; undefined when the kind has no binary form.
- * @param {string} kind @param {readonly unknown[]} records
+ * @param {string} kind @param {Iterable<unknown>} records each encoded as it comes
+ * @param {number} [rowsHint] about how many records there are
  */
-export function encodeRecords(kind, records) {
-  return binaryRows(tableOf(kind), records);
+export function encodeRecords(kind, records, rowsHint) {
+  return binaryRows(tableOf(kind), records, rowsHint);
 }
 
 /**

@@ -315,6 +315,43 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
       });
     }
 
+    it('hands each record to `encode` as it maps it: the same records and skipped documents', async (t) => {
+      const source = sourceFor();
+      t.after(() => source.close());
+      /** @param {Map<string, number>} into @param {Map<string, number>} from */
+      const add = (into, from) => {
+        for (const [reason, n] of from) into.set(reason, (into.get(reason) ?? 0) + n);
+      };
+      const read = { records: /** @type {unknown[]} */ ([]), skipped: new Map() };
+      for await (const page of source.readWindow(window)) {
+        assert.equal(page.encoded, undefined);
+        read.records.push(...page.records);
+        add(read.skipped, page.skipped);
+      }
+      const handed = { records: /** @type {unknown[]} */ ([]), skipped: new Map(), pages: 0 };
+      const encode = (/** @type {Iterable<unknown>} */ records, /** @type {number} */ count) => {
+        const before = handed.records.length;
+        for (const record of records) handed.records.push(record);
+        assert.ok(handed.records.length - before <= count, 'no more records than documents');
+        return { data: Buffer.alloc(0), rows: handed.records.length - before };
+      };
+      for await (const page of source.readWindow(window, { encode })) {
+        handed.pages += 1;
+        assert.deepEqual(page.records, []);
+        assert.ok(page.encoded, 'the page carries what encode returned');
+        add(handed.skipped, page.skipped);
+      }
+      assert.ok(handed.pages > 1, `${handed.pages} pages`);
+      assert.equal(read.records.length, COUNT);
+      assert.deepEqual(handed.records, read.records);
+      assert.deepEqual(
+        [...handed.skipped].sort(),
+        malformed.map((m) => [m.reason, 1]).sort(),
+        'skipped counted while encoding, before the page is handed on',
+      );
+      assert.deepEqual(handed.skipped, read.skipped);
+    });
+
     if (flavor === 'opensearch') {
       it('gives up the page it reads ahead and closes the point in time when the reader stops early', async (t) => {
         await search.request('DELETE', '/_search/point_in_time/_all');
