@@ -17,7 +17,7 @@ import { CLI, startCli } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { watchOver } from '../test/support/reaper.js';
 import { exitWithPeakRss, peakRssMb } from './support/peak-rss.js';
-import { postgresPid, treeCpuSeconds } from './support/process-cpu.js';
+import { postgresPid, settledTreeCpuSeconds } from './support/process-cpu.js';
 
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '32,8').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -142,7 +142,7 @@ const db = await startTestDatabase();
 const pgPid = postgresPid(db.port);
 /** @param {string[]} args */
 async function paasmon(args) {
-  const pgBefore = treeCpuSeconds(pgPid);
+  const pgBefore = await settledTreeCpuSeconds(pgPid);
   const run = startCli(['loadgen', ...args], { DATABASE_URL: db.url, NODE_OPTIONS: CPU_AT_EXIT });
   const rss = await exitWithPeakRss(run);
   const out = run.output.stdout;
@@ -154,7 +154,7 @@ async function paasmon(args) {
     rps: numberIn(out, /Requests\/sec: (\S+)/),
     recorded,
     cpu: cpuOf(run.output.stderr),
-    pgCpu: treeCpuSeconds(pgPid) - pgBefore,
+    pgCpu: (await settledTreeCpuSeconds(pgPid)) - pgBefore,
   };
 }
 

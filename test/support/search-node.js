@@ -100,11 +100,14 @@ export async function startSearchNode(flavor, options = {}) {
   ]);
   const url = `http://127.0.0.1:${httpPort}`;
 
-  /** @param {string} method @param {string} p @param {unknown} [body] @param {string} [contentType] */
-  const request = async (method, p, body, contentType = 'application/json') => {
+  /**
+   * @param {string} method @param {string} p @param {unknown} [body] @param {string} [contentType]
+   * @param {Record<string, string>} [headers]
+   */
+  const request = async (method, p, body, contentType = 'application/json', headers = {}) => {
     const response = await fetch(`${url}${p}`, {
       method,
-      headers: { 'Content-Type': contentType },
+      headers: { 'Content-Type': contentType, ...headers },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();
