@@ -116,6 +116,39 @@ export async function copyInsert(client, spec, lines, { readBack = true } = {}) 
 }
 
 /**
+ * copyInsert for a caller that only counts the inserted rows: first a plain COPY straight into the
+ * table, under a savepoint, and only when a row is already there (a unique violation: a window
+ * read again, a row twice in the page) the staging table's keyed insert, after rolling back to the
+ * savepoint. Most pages hold only new rows, and the staging table's extra write and read cost
+ * PostgreSQL about a quarter of its CPU per row (alternating ingests of 500,000 router documents:
+ * 4.3 s instead of 5.6-5.8). Runs inside the caller's transaction.
+ * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | EncodedRows} lines
+ * @returns {Promise<number>} how many rows were inserted now
+ */
+export async function copyInsertCounted(client, spec, lines) {
+  // Text lines are a one-pass iterable: kept for the fallback (binary rows are one buffer anyway).
+  const rows = isEncoded(lines) ? lines : [...lines];
+  const count = { lines: 0 };
+  await client.query('SAVEPOINT paasmon_plain_copy');
+  try {
+    const { stream, formatClause } = copySource(rows, count);
+    await pipeline(
+      stream,
+      client.query(copyStreams.from(`COPY ${spec.table} (${columnList(spec)}) FROM STDIN${formatClause}`)),
+    );
+    await client.query('RELEASE SAVEPOINT paasmon_plain_copy');
+    return count.lines;
+  } catch (err) {
+    if (/** @type {any} */ (err)?.code !== UNIQUE_VIOLATION) throw err;
+    await client.query('ROLLBACK TO SAVEPOINT paasmon_plain_copy');
+  }
+  return (await copyInsert(client, spec, rows, { readBack: false })).count;
+}
+
+/** PostgreSQL's SQLSTATE for a duplicate key. */
+export const UNIQUE_VIOLATION = '23505';
+
+/**
  * COPY straight into the table, for rows that cannot exist yet (fresh keys: new random bits). Runs inside
  * the caller's transaction.
  * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | EncodedRows} lines

@@ -1,10 +1,16 @@
 // The transactional page writer (core/types.js PageWriter): a page's rows and its checkpoint in
 // one transaction; rows already present are skipped; only the records inserted now come back.
 import { saveCheckpoint } from './checkpoints.js';
-import { binaryRows, copyInsert, copyLine, copyNew, inTransaction } from './copy.js';
+import {
+  UNIQUE_VIOLATION,
+  binaryRows,
+  copyInsert,
+  copyInsertCounted,
+  copyLine,
+  copyNew,
+  inTransaction,
+} from './copy.js';
 import { tableOf } from './tables.js';
-
-const UNIQUE_VIOLATION = '23505';
 
 /**
  * A page's records encoded for COPY now, so that a page waiting for its write holds one buffer,
@@ -26,10 +32,11 @@ export function createPageWriter(pool) {
     const lines = () => encoded ?? binaryRows(spec, records) ?? records.map((record) => copyLine(spec, record));
     const keyed = () =>
       inTransaction(pool, async (client) => {
-        const inserted =
-          records.length || encoded?.rows
-            ? await copyInsert(client, spec, lines(), { readBack: !countOnly })
-            : { count: 0, rows: [] };
+        const inserted = !(records.length || encoded?.rows)
+          ? { count: 0, rows: [] }
+          : countOnly
+            ? { count: await copyInsertCounted(client, spec, lines()), rows: [] }
+            : await copyInsert(client, spec, lines());
         await commitAfter;
         if (checkpoint) await saveCheckpoint(client, checkpoint);
         return { count: inserted.count, records: inserted.rows.map((row) => recordOf(kind, spec, row)) };

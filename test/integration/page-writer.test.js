@@ -3,9 +3,10 @@
 // returns counts only the rows inserted now.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import pino from 'pino';
 import { migrate } from '../../exporters/postgres/migrate.js';
-import { createPageWriter } from '../../exporters/postgres/page-writer.js';
+import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
 import { startTestDatabase } from '../support/database.js';
 
 /** @param {string} id @param {number} [status] */
@@ -86,5 +87,51 @@ describe('page writer commitAfter', () => {
     const counted = await writePage({ ...page, records: [request('d'), request('e'), request('f')], countOnly: true });
     assert.deepEqual(counted, { count: 2, records: [] });
     assert.deepEqual(await stored(), ['c', 'd', 'e', 'f', 'g']);
+  });
+
+  // countOnly pages go straight into the table and fall back to the keyed insert on a duplicate.
+  it('counts a page with a row twice in it, or a row already stored, once; fills in what it knows', async () => {
+    await db.query('TRUNCATE router_requests');
+    const writePage = createPageWriter(db.pool);
+    const page = { kind: /** @type {const} */ ('router_request'), countOnly: true };
+    assert.deepEqual(await writePage({ ...page, records: [request('h'), request('i')] }), { count: 2, records: [] });
+    const twice = await writePage({ ...page, records: [request('j'), request('j'), request('k')] });
+    assert.equal(twice.count, 2);
+    const named = { ...request('h'), appName: 'shop' };
+    const encoded = encodeRecords('router_request', [named, request('l')]);
+    assert.equal((await writePage({ ...page, records: [], encoded })).count, 1);
+    assert.deepEqual(await stored(), ['h', 'i', 'j', 'k', 'l']);
+    const names = await db.query("SELECT app_name FROM router_requests WHERE vcap_request_id = 'h'");
+    assert.equal(names.rows[0].app_name, 'shop', 'the stored row got the name the new page knew');
+  });
+
+  it('waits for a page in flight that holds the same row, then counts only its own new rows', async (t) => {
+    await db.query('TRUNCATE router_requests, ingest_checkpoints');
+    // Its own connections: the two pages hold theirs while the test looks at the table.
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    t.after(() => pool.end());
+    const writePage = createPageWriter(pool);
+    const before = deferred();
+    const page = { kind: /** @type {const} */ ('router_request'), countOnly: true };
+    const first = writePage({
+      ...page,
+      records: [request('m')],
+      commitAfter: before.promise,
+      checkpoint: { source: 't', position: 'p1' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const second = writePage({
+      ...page,
+      records: [request('m'), request('n')],
+      commitAfter: first,
+      checkpoint: { source: 't', position: 'p2' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(await stored(), [], 'neither committed while the page before them is pending');
+    before.resolve();
+    assert.equal((await first).count, 1);
+    assert.equal((await second).count, 1);
+    assert.deepEqual(await stored(), ['m', 'n']);
+    assert.equal(await position(), 'p2');
   });
 });

@@ -156,7 +156,7 @@ export async function stopDatabaseMidCopyScenario({ searchUrl, db, requests, pag
     // Watch from another connection until this page's COPY runs, then stop the server under it.
     for (let i = 0; i < 20_000 && !stoppedDuringCopy; i++) {
       const { rows } = await watcher.query(
-        `SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'COPY paasmon_staging%'`,
+        `SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'COPY % FROM STDIN%'`,
       );
       if (rows.length) {
         stoppedDuringCopy = true;
