@@ -100,7 +100,7 @@
  * @property {boolean} [countOnly] the caller counts the rows inserted and needs nothing of them:
  *   they are not read back (reading them back was 9 % of router-log ingest's CPU)
  * @property {EncodedRows} [encoded] rows already encoded for COPY (then `records` is empty): the load
- *   generator encodes each request as it completes, router-log ingest each page as it is read,
+ *   generator encodes each request as it completes, router-log ingest each record as it is mapped,
  *   instead of keeping an object per record
  * @property {{ source: string, position: string }} [checkpoint]
  * @property {Promise<unknown>} [commitAfter] the page's transaction saves its checkpoint and

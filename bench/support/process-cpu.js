@@ -33,18 +33,23 @@ export function treeCpuSeconds(rootPid) {
 }
 
 /**
- * treeCpuSeconds once the tree has settled: a child that has just exited (a PostgreSQL backend whose
- * client closed its connection) is no longer listed, and its CPU shows in the root's reaped children
- * only once the root reaps it. Read right after a client exits, PostgreSQL's figure lacked half of
- * an ingest's CPU in some runs (2.7 s at the exit, 5.4 s 1.5 s later). Polls until the figure holds
- * still (within 20 ms for 300 ms), at most 5 s.
+ * treeCpuSeconds once the tree has settled. It reads the root (with the children it has reaped)
+ * before it lists the running children: a child reaped in between (a PostgreSQL backend whose
+ * client has just closed its connection) is counted in neither. Read right after `paasmon ingest`
+ * exited, PostgreSQL's figure lacked one of its two backends in 2 of 4 runs (2.7 s at the exit,
+ * 5.4 s 1.5 s later; the other runs 5.5 and 5.7 at both). Polls until the figure holds still
+ * (within 20 ms for 300 ms), at most 5 s, and says so on stderr when it never did.
  * @param {number} rootPid @returns {Promise<number>}
  */
 export async function settledTreeCpuSeconds(rootPid) {
   const started = performance.now();
   let last = treeCpuSeconds(rootPid);
   let stillSince = performance.now();
-  while (performance.now() - stillSince < 300 && performance.now() - started < 5000) {
+  while (performance.now() - stillSince < 300) {
+    if (performance.now() - started > 5000) {
+      process.stderr.write(`CPU of process ${rootPid} still changing after 5 s: read as it stood\n`);
+      break;
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
     const now = treeCpuSeconds(rootPid);
     if (Math.abs(now - last) > 0.02) stillSince = performance.now();

@@ -89,49 +89,100 @@ describe('page writer commitAfter', () => {
     assert.deepEqual(await stored(), ['c', 'd', 'e', 'f', 'g']);
   });
 
+  /**
+   * A pool of its own whose statements are kept: which way a page took shows in them.
+   * @param {import('node:test').TestContext} t
+   */
+  const watchedPool = (t) => {
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    t.after(() => pool.end());
+    /** @type {string[]} */
+    const statements = [];
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client);
+      client.query = /** @type {any} */ (
+        (/** @type {any} */ statement, /** @type {any[]} */ ...rest) => {
+          statements.push(String(typeof statement === 'string' ? statement : statement?.text));
+          return query(statement, ...rest);
+        }
+      );
+    });
+    /** Which ways the statements since the last call took. */
+    const ways = () => {
+      const taken = statements.splice(0);
+      return {
+        plain: taken.some((q) => /^COPY router_requests /.test(q)),
+        keyed: taken.some((q) => /^COPY paasmon_staging_router_requests /.test(q)),
+      };
+    };
+    return { pool, ways };
+  };
+
   // countOnly pages go straight into the table and fall back to the keyed insert on a duplicate.
-  it('counts a page with a row twice in it, or a row already stored, once; fills in what it knows', async () => {
+  it('counts a page with a row twice in it, or a row already stored, once; fills in what it knows', async (t) => {
     await db.query('TRUNCATE router_requests');
-    const writePage = createPageWriter(db.pool);
+    const { pool, ways } = watchedPool(t);
+    const writePage = createPageWriter(pool);
     const page = { kind: /** @type {const} */ ('router_request'), countOnly: true };
     assert.deepEqual(await writePage({ ...page, records: [request('h'), request('i')] }), { count: 2, records: [] });
+    assert.deepEqual(ways(), { plain: true, keyed: false }, 'new rows: one COPY into the table');
     const twice = await writePage({ ...page, records: [request('j'), request('j'), request('k')] });
     assert.equal(twice.count, 2);
+    assert.deepEqual(ways(), { plain: true, keyed: true }, 'a duplicate: the keyed insert after the plain COPY');
     const named = { ...request('h'), appName: 'shop' };
     const encoded = encodeRecords('router_request', [named, request('l')]);
     assert.equal((await writePage({ ...page, records: [], encoded })).count, 1);
     assert.deepEqual(await stored(), ['h', 'i', 'j', 'k', 'l']);
     const names = await db.query("SELECT app_name FROM router_requests WHERE vcap_request_id = 'h'");
     assert.equal(names.rows[0].app_name, 'shop', 'the stored row got the name the new page knew');
+    // A page far larger than a socket's buffer whose first row is stored: the COPY fails while
+    // its data is still being sent.
+    const many = Array.from({ length: 30_000 }, (_, i) => request(`many-${String(i).padStart(5, '0')}`));
+    const big = encodeRecords('router_request', [request('i'), ...many]);
+    assert.equal((await writePage({ ...page, records: [], encoded: big })).count, many.length);
+    assert.deepEqual(ways(), { plain: true, keyed: true });
+    const { n } = (await db.query('SELECT count(*)::int AS n FROM router_requests')).rows[0];
+    assert.equal(n, 5 + many.length);
   });
 
   it('waits for a page in flight that holds the same row, then counts only its own new rows', async (t) => {
     await db.query('TRUNCATE router_requests, ingest_checkpoints');
-    // Its own connections: the two pages hold theirs while the test looks at the table.
-    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
-    t.after(() => pool.end());
+    const { pool, ways } = watchedPool(t);
     const writePage = createPageWriter(pool);
     const before = deferred();
     const page = { kind: /** @type {const} */ ('router_request'), countOnly: true };
+    /** @param {string} sql */
+    const until = async (sql) => {
+      const deadline = Date.now() + 30_000;
+      while ((await db.query(sql)).rows.length === 0) {
+        assert.ok(Date.now() < deadline, `waited for: ${sql}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
     const first = writePage({
       ...page,
       records: [request('m')],
       commitAfter: before.promise,
       checkpoint: { source: 't', position: 'p1' },
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Copied, and waiting for the page before it to commit.
+    await until(
+      "SELECT 1 FROM pg_stat_activity WHERE state = 'idle in transaction' AND backend_type = 'client backend'",
+    );
     const second = writePage({
       ...page,
       records: [request('m'), request('n')],
       commitAfter: first,
       checkpoint: { source: 't', position: 'p2' },
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Its COPY waits for the first page's transaction, which holds the same row.
+    await until("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'COPY %'");
     assert.deepEqual(await stored(), [], 'neither committed while the page before them is pending');
     before.resolve();
     assert.equal((await first).count, 1);
     assert.equal((await second).count, 1);
     assert.deepEqual(await stored(), ['m', 'n']);
     assert.equal(await position(), 'p2');
+    assert.deepEqual(ways(), { plain: true, keyed: true });
   });
 });

@@ -350,6 +350,14 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
         'skipped counted while encoding, before the page is handed on',
       );
       assert.deepEqual(handed.skipped, read.skipped);
+      // An encoder that stops early would lose the rest of the page: the reader refuses it.
+      const stopsEarly = (/** @type {Iterable<unknown>} */ records) => {
+        for (const record of records) return { data: Buffer.alloc(0), rows: record ? 1 : 0 };
+        return undefined;
+      };
+      await assert.rejects(async () => {
+        for await (const page of source.readWindow(window, { encode: stopsEarly })) assert.ok(page);
+      }, /encode must take every record of a page/);
     });
 
     if (flavor === 'opensearch') {

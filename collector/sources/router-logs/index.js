@@ -95,7 +95,9 @@ export function createRouterLogSource(config, deps = {}) {
         const { hits } = page;
         const documents = hits.length;
         const lastSort = hits[documents - 1].sort?.[0];
+        let progress = 'not begun';
         function* mapped() {
+          progress = 'begun';
           for (let i = 0; i < documents; i++) {
             const hit = hits[i];
             // Each document is let go of once it is mapped: when V8 collects the young generation
@@ -121,8 +123,13 @@ export function createRouterLogSource(config, deps = {}) {
               );
             }
           }
+          progress = 'done';
         }
         const encoded = encode?.(mapped(), documents);
+        // Each document is gone once mapped: an encoder that stopped early (or took the records and
+        // gave nothing back) would lose the rest, and the checkpoint would still move past them.
+        if (progress === 'begun' || (progress === 'done' && !encoded))
+          throw new Error('router-logs: encode must take every record of a page and return them encoded');
         const records = encoded ? [] : [...mapped()];
         const lastTimestamp = typeof lastSort === 'number' ? new Date(lastSort).toISOString() : String(lastSort ?? to);
         yield { records, encoded, skipped, examples, lastTimestamp, total: page.total, documents };
