@@ -9,6 +9,9 @@ import { copyValue } from './copy-text.js';
 
 export { copyValue } from './copy-text.js';
 
+/** PostgreSQL's SQLSTATE for a duplicate key. */
+export const UNIQUE_VIOLATION = '23505';
+
 /** @typedef {import('./tables.js').TableSpec} TableSpec */
 /** @typedef {import('../../core/types.js').EncodedRows} EncodedRows */
 
@@ -141,9 +144,6 @@ export async function copyInsertCounted(client, spec, lines) {
   }
   return (await copyInsert(client, spec, rows, { readBack: false })).count;
 }
-
-/** PostgreSQL's SQLSTATE for a duplicate key. */
-export const UNIQUE_VIOLATION = '23505';
 
 /**
  * COPY straight into the table, for rows that cannot exist yet (fresh keys: new random bits), or
