@@ -106,6 +106,11 @@
  * @property {Promise<unknown>} [commitAfter] the page's transaction saves its checkpoint and
  *   commits only once this settles well (the write of the page before): pages are copied in
  *   parallel but commit in order; if it fails, this page is rolled back too
+ * @property {Promise<unknown>} [copyAfter] the page's rows go into the table only once this settles
+ *   (the page before has copied its rows, or its write has ended): a row in both pages then makes
+ *   only the later one wait, never each for the other (the earlier one waiting for the later's row
+ *   while the later waits to commit after it)
+ * @property {() => void} [onCopied] called once the page's rows are in the table, uncommitted
  */
 
 /**

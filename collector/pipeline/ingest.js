@@ -147,9 +147,10 @@ const CONTEXT_LOST = new Set(['pit_expired', 'search_context_lost']);
 
 /**
  * Pages written at once. Page n is copied while page n-1 commits, page n+1 is mapped and n+2 is
- * read (search.js reads one page ahead); each
- * page's transaction commits only after the one before (commitAfter), so the checkpoint still
- * moves only past committed rows.
+ * read (search.js reads one page ahead). Page n's rows go into the table only once page n-1's are
+ * in (copyAfter), and its transaction commits only after n-1's (commitAfter): a request logged
+ * twice across the two pages makes n wait for n-1, never both for each other; the checkpoint
+ * still moves only past committed rows.
  */
 const WRITES_IN_FLIGHT = 2;
 
@@ -191,18 +192,25 @@ export async function ingestWindow(source, window, deps) {
       const writing = [];
       /** @type {Promise<unknown>} */
       let previous = Promise.resolve();
+      /** @type {Promise<void>} the page before has copied its rows, or its write has ended */
+      let previousCopied = Promise.resolve();
       try {
         for await (const page of prefetchOne(pages)) {
           const checkpoint = window.checkpoint
             ? { source: window.checkpoint, position: page.lastTimestamp }
             : undefined;
           const writeStarted = performance.now();
+          /** @type {() => void} */
+          let copied = () => {};
+          const copiedOrEnded = new Promise((resolve) => (copied = () => resolve(undefined)));
           const write = writePage({
             kind: 'router_request',
             records: page.records,
             encoded: page.encoded,
             checkpoint,
             commitAfter: previous,
+            copyAfter: previousCopied,
+            onCopied: copied,
             countOnly: !deps.metrics,
           }).then((inserted) => {
             busyMs.write += performance.now() - writeStarted;
@@ -217,7 +225,9 @@ export async function ingestWindow(source, window, deps) {
           });
           // Awaited below, in order; until then a failure must not count as unhandled.
           write.catch(() => {});
+          write.finally(copied).catch(() => {});
           previous = write;
+          previousCopied = copiedOrEnded;
           writes.push(write);
           writing.push(write);
           if (writing.length >= WRITES_IN_FLIGHT) await writing.shift();

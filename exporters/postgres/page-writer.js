@@ -27,21 +27,23 @@ export function encodeRecords(kind, records, rowsHint) {
  * @returns {import('../../core/types.js').PageWriter}
  */
 export function createPageWriter(pool) {
-  return async function writePage({ kind, records, encoded, checkpoint, commitAfter, countOnly }) {
+  return async function writePage({ kind, records, encoded, checkpoint, commitAfter, copyAfter, onCopied, countOnly }) {
     const spec = tableOf(kind);
     const lines = () => encoded ?? binaryRows(spec, records) ?? records.map((record) => copyLine(spec, record));
     const keyed = () =>
       inTransaction(pool, async (client) => {
+        await copyAfter;
         const inserted = !(records.length || encoded?.rows)
           ? { count: 0, rows: [] }
           : countOnly
             ? { count: await copyInsertCounted(client, spec, lines()), rows: [] }
             : await copyInsert(client, spec, lines());
+        onCopied?.();
         await commitAfter;
         if (checkpoint) await saveCheckpoint(client, checkpoint);
         return { count: inserted.count, records: inserted.rows.map((row) => recordOf(kind, spec, row)) };
       });
-    if (!spec.freshKeys || checkpoint || commitAfter) return keyed();
+    if (!spec.freshKeys || checkpoint || commitAfter || copyAfter) return keyed();
     try {
       await inTransaction(pool, (client) => copyNew(client, spec, lines()));
       return { count: encoded?.rows ?? records.length, records: countOnly ? [] : records };

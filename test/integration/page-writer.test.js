@@ -185,4 +185,38 @@ describe('page writer commitAfter', () => {
     assert.equal(await position(), 'p2');
     assert.deepEqual(ways(), { plain: true, keyed: true });
   });
+
+  it('copies pages that share a row in order: the later one waits, neither waits for the other', async (t) => {
+    await db.query('TRUNCATE router_requests, ingest_checkpoints');
+    const { pool } = watchedPool(t);
+    const writePage = createPageWriter(pool);
+    const page = { kind: /** @type {const} */ ('router_request'), countOnly: true };
+    // The same request logged twice (two indices with a copy of it), at the end of one page and
+    // the start of the next. Copied at once, the short second page would take the row first and the
+    // first page would wait for it, while the second waits to commit after the first.
+    const long = Array.from({ length: 20_000 }, (_, i) => request(`long-${String(i).padStart(5, '0')}`));
+    const copied = deferred();
+    const first = writePage({
+      ...page,
+      records: [],
+      encoded: encodeRecords('router_request', [...long, request('shared')]),
+      onCopied: () => copied.resolve(),
+    });
+    first.finally(() => copied.resolve());
+    const second = writePage({
+      ...page,
+      records: [request('shared'), request('after')],
+      commitAfter: first,
+      copyAfter: copied.promise,
+    });
+    const timeout = new Promise((resolve) => setTimeout(() => resolve('stuck'), 20_000).unref());
+    if ((await Promise.race([Promise.all([first, second]), timeout])) === 'stuck') {
+      // Let the pool end: the two transactions would wait for each other for ever.
+      await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE backend_type = 'client backend' AND state IN ('active', 'idle in transaction')`);
+      assert.fail('the two pages waited for each other');
+    }
+    assert.equal((await first).count, long.length + 1);
+    assert.equal((await second).count, 1);
+  });
 });
