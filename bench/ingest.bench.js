@@ -142,7 +142,7 @@ try {
    * paasmon writes a page of new rows that it only counts (a plain COPY under a savepoint).
    * @param {'keyed' | 'counted'} how @returns {Promise<number>} rows/s
    */
-  const copyRateOf = async (how = 'keyed') => {
+  const copyRateOf = async (how) => {
     await db.query('TRUNCATE router_requests');
     const batches = [];
     for (let i = 0; i < rows.length; i += 5000)

@@ -202,7 +202,8 @@ export async function ingestWindow(source, window, deps) {
           const writeStarted = performance.now();
           /** @type {() => void} */
           let copied = () => {};
-          const copiedOrEnded = new Promise((resolve) => (copied = () => resolve(undefined)));
+          /** @type {Promise<void>} */
+          const copiedOrEnded = new Promise((resolve) => (copied = resolve));
           const write = writePage({
             kind: 'router_request',
             records: page.records,
