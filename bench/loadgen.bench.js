@@ -238,12 +238,17 @@ try {
     const sentRate = numberIn(open.out, /sent (\S+) req\/s/);
     // The send-time line, not the latency line above it (which also has a p99 and a max).
     const sendTime = (/** @type {string} */ p) => numberIn(open.out, new RegExp(`due \\(ms\\):.*${p}\\s+(\\S+)`));
+    const ownTime = (/** @type {string} */ p) => numberIn(open.out, new RegExp(`generator's own:.*${p}\\s+(\\S+)`));
     console.log(
       `open model --rate ${rate} (80 % of the closed maximum)${ramp ? ` --ramp ${ramp}` : ''}: ` +
         `sent ${sentRate} req/s${ramp ? ' at full rate' : ''} = ` +
         `${((100 * sentRate) / rate).toFixed(2)} % of the asked rate (goal within 1 %); send time after due: ` +
         `p50 ${sendTime('p50')}, p99 ${sendTime('p99')} ms (goal <= 2 ms), max ${sendTime('max')} ms; ` +
         `late sends ${numberIn(open.out, /Late sends:\s+(\d+)/)}; ${load()}`,
+    );
+    console.log(
+      `  of it the generator's own (due until it took the request): p50 ${ownTime('p50')}, p99 ${ownTime('p99')}, ` +
+        `max ${ownTime('max')} ms; the rest waited for one of the ${CONNECTIONS[0]} connections`,
     );
   }
 

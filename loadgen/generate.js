@@ -64,7 +64,9 @@ class Exchange {
     this.load = load;
     this.dueAt = dueAt;
     this.id = id;
-    this.sentAt = performance.now();
+    /** When the generator took the request: a free connection sends it now, else it waits for one. */
+    this.takenAt = performance.now();
+    this.sentAt = this.takenAt;
     /** @type {import('undici').Client | undefined} set by Connections */
     this.client = undefined;
     this.status = 0;
@@ -214,9 +216,10 @@ function closedModel(load) {
  * earlier ones returned. Every time the generator wakes up anyway (a response came in) it sends
  * what is due; a timer wakes it at the next due time when nothing else does (at least every
  * millisecond). A request is never sent early, and the delay between due and actual send is
- * measured (send-time error). Enough connections for answers within PREOPEN_LATENCY_MS at the
- * asked rate (the full rate, also with a ramp) are opened before the first request is due; more
- * are opened as needed up to the maximum; beyond it a request waits for one, and is sent late.
+ * measured (send-time error), and apart its part before the generator took the request (the rest
+ * is waiting for a free connection). Enough connections for answers within PREOPEN_LATENCY_MS at
+ * the asked rate (the full rate, also with a ramp) are opened before the first request is due;
+ * more are opened as needed up to the maximum; beyond it a request waits for one, and is sent late.
  * @param {Load} load @param {number} rate @returns {Promise<ScheduleTally>}
  */
 async function openModel(load, rate) {
@@ -302,7 +305,7 @@ async function openModel(load, rate) {
       if (wait > 0) timer = setTimeout(tick, Math.max(1, wait - 1));
     };
     load.onDone = (exchange) => {
-      load.stats.recordSend(exchange.sentAt - exchange.dueAt);
+      load.stats.recordSend(exchange.sentAt - exchange.dueAt, exchange.takenAt - exchange.dueAt);
       if (exchange.sentAt > lastSentAt) lastSentAt = exchange.sentAt;
       if (scheduling && !load.recordWait) sendDue();
       finishIfIdle();

@@ -18,8 +18,11 @@ export function createStats() {
   const histogram = microsHistogram();
   /** Open model: actual send minus due time. */
   const sendLag = microsHistogram();
+  /** Open model: the generator's own part of it, until it took the request (then it waited for a connection). */
+  const generatorLag = microsHistogram();
   let sends = 0;
   let late = 0;
+  let lateByGenerator = 0;
   let count = 0;
   let sum = 0;
   let sumSquares = 0;
@@ -46,11 +49,17 @@ export function createStats() {
       if (status) statuses.set(status, (statuses.get(status) ?? 0) + 1);
       if (error) errors.set(error, (errors.get(error) ?? 0) + 1);
     },
-    /** Open model: how long after its due time a request was sent. @param {number} lagMs */
-    recordSend(lagMs) {
+    /**
+     * Open model: how long after its due time a request was sent, and how long after it the
+     * generator took it (the rest it waited for a free connection).
+     * @param {number} lagMs @param {number} generatorLagMs
+     */
+    recordSend(lagMs, generatorLagMs) {
       sends += 1;
       if (lagMs > LATE_SEND_MS) late += 1;
+      if (generatorLagMs > LATE_SEND_MS) lateByGenerator += 1;
       sendLag.recordValue(Math.max(1, Math.round(lagMs * 1000)));
+      generatorLag.recordValue(Math.max(1, Math.round(generatorLagMs * 1000)));
     },
     /** Requests whose send was recorded (open model). */
     get sends() {
@@ -66,6 +75,17 @@ export function createStats() {
     },
     get sendLagMaxMs() {
       return sends ? sendLag.maxValue / 1000 : 0;
+    },
+    /** Late sends that were late before the generator took them: it was behind, not the connections. */
+    get lateByGenerator() {
+      return lateByGenerator;
+    },
+    /** @param {number} p 0..100 @returns {number} ms after its due time the generator took a request */
+    generatorLagPercentile(p) {
+      return sends ? generatorLag.getValueAtPercentile(p) / 1000 : 0;
+    },
+    get generatorLagMaxMs() {
+      return sends ? generatorLag.maxValue / 1000 : 0;
     },
 
     get count() {

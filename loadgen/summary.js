@@ -1,4 +1,5 @@
 // The text a load run ends with, like hey's summary, from the run's statistics.
+import { GROWTH_INTERVAL_MS } from './connections.js';
 import { LATE_SEND_MS } from './stats.js';
 
 /** @param {number} ms */
@@ -80,16 +81,22 @@ export function formatSchedule(stats, { rate, rampMs, schedule, connections, con
     `  Asked:        ${asked}`,
     `  Send time after due (ms): p50 ${fmt(stats.sendLagPercentile(50))}  p99 ${fmt(stats.sendLagPercentile(99))}` +
       `  max ${fmt(stats.sendLagMaxMs)}`,
+    `    the generator's own: p50 ${fmt(stats.generatorLagPercentile(50))}  ` +
+      `p99 ${fmt(stats.generatorLagPercentile(99))}  max ${fmt(stats.generatorLagMaxMs)} ` +
+      '(until it took the request; the rest is waiting for a free connection)',
     ...(schedule ? [`  Scheduled:    ${formatScheduled(schedule)}`] : []),
     `  Connections:  ${connectionsOpened} opened (at most ${connections}, --connections)`,
     `  Late sends:   ${stats.lateSends} (more than ${LATE_SEND_MS} ms after their due time)`,
   ];
   const unsent = schedule && schedule.stoppedBy !== 'signal' ? schedule.scheduled - schedule.sent : 0;
   if (stats.lateSends > 0 || unsent > 0) {
+    // Where the late sends lost their time: before the generator took them, or waiting for a connection.
     const why =
-      connectionsOpened >= connections
-        ? `all ${connections} connections were busy: raise --connections, or the target is saturated`
-        : 'the generator could not keep up (CPU-bound, or waiting for PostgreSQL)';
+      2 * stats.lateByGenerator >= stats.lateSends
+        ? 'the generator could not keep up (CPU-bound, or waiting for PostgreSQL)'
+        : connectionsOpened >= connections
+          ? `all ${connections} connections were busy: raise --connections, or the target is saturated`
+          : `every open connection was busy while more were opened (one every ${GROWTH_INTERVAL_MS} ms)`;
     const percent = ((100 * stats.lateSends) / Math.max(1, stats.sends)).toFixed(2);
     const notSent = unsent > 0 ? `, ${unsent} due were never sent` : '';
     lines.push(

@@ -199,6 +199,8 @@ describe('load generator recorder and schedule', () => {
       summary,
       new RegExp(`Scheduled: +50 requests due, ${stalledTally.sent} sent \\(${50 - stalledTally.sent} due`),
     );
+    // The generator itself was behind, not its connections.
+    assert.match(summary, /were never sent; the generator could not keep up \(CPU-bound, or waiting for PostgreSQL\)/);
   });
 
   it('a COPY held up by a lock does not slow sending until every write slot is busy; then the waits are counted', async () => {
@@ -382,6 +384,15 @@ describe('load generator recorder and schedule', () => {
       Math.abs(stats.sendLagMaxMs - worst) <= Math.max(10, 0.1 * worst),
       `worst send ${stats.sendLagMaxMs} ms late, ${worst} seen`,
     );
+    // A free connection was always there: the lateness was the generator's own.
+    assert.ok(
+      Math.abs(stats.generatorLagMaxMs - worst) <= Math.max(10, 0.1 * worst),
+      `the generator took its latest request ${stats.generatorLagMaxMs} ms after due, ${worst} seen`,
+    );
+    assert.ok(
+      stats.lateByGenerator >= stats.lateSends - 3,
+      `${stats.lateByGenerator} of ${stats.lateSends} late sends late before the generator took them`,
+    );
     // Latency counts from the due time: the stalled requests show it although the server answered at once.
     assert.ok(stats.maxMs >= 140, `max latency ${stats.maxMs} ms`);
   });
@@ -403,6 +414,11 @@ describe('load generator recorder and schedule', () => {
       });
       assert.equal(capped.connectionsOpened, 1);
       assert.ok(capped.stats.lateSends > 80, `${capped.stats.lateSends} late sends`);
+      // The last requests waited about 1.5 s for the connection; the generator took each when due.
+      const { generatorLagMaxMs, sendLagMaxMs, lateByGenerator } = capped.stats;
+      assert.ok(sendLagMaxMs > 1000, `sent up to ${sendLagMaxMs} ms after due`);
+      assert.ok(generatorLagMaxMs < sendLagMaxMs / 10, `taken up to ${generatorLagMaxMs} ms after due`);
+      assert.ok(lateByGenerator < 10, `${lateByGenerator} late before the generator took them`);
     } finally {
       slow.close();
     }
@@ -439,6 +455,10 @@ describe('load generator recorder and schedule', () => {
       const late = Number(warning.exec(capped.stdout)?.[1]);
       assert.ok(late > 50, capped.stdout);
       assert.match(capped.stdout, new RegExp(`Late sends:\\s+${late} \\(more than 10 ms after their due time\\)`));
+      // Split: waiting for the one connection, not the generator's own delay.
+      const sendP99 = Number(/Send time after due \(ms\): p50 +\S+ +p99 +(\S+)/.exec(capped.stdout)?.[1]);
+      const ownP99 = Number(/the generator's own: p50 +\S+ +p99 +(\S+)/.exec(capped.stdout)?.[1]);
+      assert.ok(sendP99 > 500 && ownP99 < sendP99 / 10, capped.stdout);
     } finally {
       app.close();
     }
