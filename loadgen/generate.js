@@ -66,6 +66,7 @@ class Exchange {
     this.id = id;
     /** When the generator took the request: a free connection sends it now, else it waits for one. */
     this.takenAt = performance.now();
+    // Until undici writes it (onConnect): a request that fails before then counts as sent when taken.
     this.sentAt = this.takenAt;
     /** @type {import('undici').Client | undefined} set by Connections */
     this.client = undefined;
@@ -216,10 +217,11 @@ function closedModel(load) {
  * earlier ones returned. Every time the generator wakes up anyway (a response came in) it sends
  * what is due; a timer wakes it at the next due time when nothing else does (at least every
  * millisecond). A request is never sent early, and the delay between due and actual send is
- * measured (send-time error), and apart its part before the generator took the request (the rest
- * is waiting for a free connection). Enough connections for answers within PREOPEN_LATENCY_MS at
- * the asked rate (the full rate, also with a ramp) are opened before the first request is due;
- * more are opened as needed up to the maximum; beyond it a request waits for one, and is sent late.
+ * measured (send-time error), and, separately, its part before the generator took the request
+ * (the rest is waiting for a free connection). Enough connections for answers within
+ * PREOPEN_LATENCY_MS at the asked rate (the full rate, also with a ramp) are opened before the
+ * first request is due; more are opened as needed up to the maximum; beyond it a request waits for
+ * one, and is sent late.
  * @param {Load} load @param {number} rate @returns {Promise<ScheduleTally>}
  */
 async function openModel(load, rate) {

@@ -23,6 +23,9 @@ export function createStats() {
   let sends = 0;
   let late = 0;
   let lateByGenerator = 0;
+  /** ms of a send-lag histogram (kept in µs): percentile p, or the maximum without p; 0 before any send. */
+  const lagMs = (/** @type {hdr.Histogram} */ lags, /** @type {number} */ p = 100) =>
+    sends ? (p === 100 ? lags.maxValue : lags.getValueAtPercentile(p)) / 1000 : 0;
   let count = 0;
   let sum = 0;
   let sumSquares = 0;
@@ -57,7 +60,7 @@ export function createStats() {
     recordSend(lagMs, generatorLagMs) {
       sends += 1;
       if (lagMs > LATE_SEND_MS) late += 1;
-      if (generatorLagMs > LATE_SEND_MS) lateByGenerator += 1;
+      if (lagMs > LATE_SEND_MS && 2 * generatorLagMs >= lagMs) lateByGenerator += 1;
       sendLag.recordValue(Math.max(1, Math.round(lagMs * 1000)));
       generatorLag.recordValue(Math.max(1, Math.round(generatorLagMs * 1000)));
     },
@@ -70,22 +73,18 @@ export function createStats() {
       return late;
     },
     /** @param {number} p 0..100 @returns {number} ms the send came after the due time */
-    sendLagPercentile(p) {
-      return sends ? sendLag.getValueAtPercentile(p) / 1000 : 0;
-    },
+    sendLagPercentile: (p) => lagMs(sendLag, p),
     get sendLagMaxMs() {
-      return sends ? sendLag.maxValue / 1000 : 0;
+      return lagMs(sendLag);
     },
-    /** Late sends that were late before the generator took them: it was behind, not the connections. */
+    /** Late sends that lost most of their lateness before the generator took them (it was behind). */
     get lateByGenerator() {
       return lateByGenerator;
     },
     /** @param {number} p 0..100 @returns {number} ms after its due time the generator took a request */
-    generatorLagPercentile(p) {
-      return sends ? generatorLag.getValueAtPercentile(p) / 1000 : 0;
-    },
+    generatorLagPercentile: (p) => lagMs(generatorLag, p),
     get generatorLagMaxMs() {
-      return sends ? generatorLag.maxValue / 1000 : 0;
+      return lagMs(generatorLag);
     },
 
     get count() {

@@ -1,5 +1,4 @@
 // The text a load run ends with, like hey's summary, from the run's statistics.
-import { GROWTH_INTERVAL_MS } from './connections.js';
 import { LATE_SEND_MS } from './stats.js';
 
 /** @param {number} ms */
@@ -90,13 +89,15 @@ export function formatSchedule(stats, { rate, rampMs, schedule, connections, con
   ];
   const unsent = schedule && schedule.stoppedBy !== 'signal' ? schedule.scheduled - schedule.sent : 0;
   if (stats.lateSends > 0 || unsent > 0) {
-    // Where the late sends lost their time: before the generator took them, or waiting for a connection.
+    // Where most of the late and unsent requests lost their time: before the generator took them
+    // (those never sent, always), or waiting for a free connection. A generator short of CPU also
+    // reads answers late, which shows as the latter: the generator's own send time says how busy it was.
     const why =
-      2 * stats.lateByGenerator >= stats.lateSends
+      2 * (stats.lateByGenerator + unsent) >= stats.lateSends + unsent
         ? 'the generator could not keep up (CPU-bound, or waiting for PostgreSQL)'
         : connectionsOpened >= connections
           ? `all ${connections} connections were busy: raise --connections, or the target is saturated`
-          : `every open connection was busy while more were opened (one every ${GROWTH_INTERVAL_MS} ms)`;
+          : 'every open connection was busy while more were being opened (one at a time)';
     const percent = ((100 * stats.lateSends) / Math.max(1, stats.sends)).toFixed(2);
     const notSent = unsent > 0 ? `, ${unsent} due were never sent` : '';
     lines.push(

@@ -384,13 +384,13 @@ describe('load generator recorder and schedule', () => {
       Math.abs(stats.sendLagMaxMs - worst) <= Math.max(10, 0.1 * worst),
       `worst send ${stats.sendLagMaxMs} ms late, ${worst} seen`,
     );
-    // A free connection was always there: the lateness was the generator's own.
+    // The stall, not the connections, made them late (a few taken at once after it may wait for one).
     assert.ok(
       Math.abs(stats.generatorLagMaxMs - worst) <= Math.max(10, 0.1 * worst),
       `the generator took its latest request ${stats.generatorLagMaxMs} ms after due, ${worst} seen`,
     );
     assert.ok(
-      stats.lateByGenerator >= stats.lateSends - 3,
+      stats.lateByGenerator >= 0.8 * stats.lateSends - 3,
       `${stats.lateByGenerator} of ${stats.lateSends} late sends late before the generator took them`,
     );
     // Latency counts from the due time: the stalled requests show it although the server answered at once.
