@@ -4,6 +4,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import copyStreams from 'pg-copy-streams';
+import { withClient } from './client.js';
 import { tupleWriter } from './copy-binary.js';
 import { copyValue } from './copy-text.js';
 
@@ -167,23 +168,11 @@ export async function copyNew(client, spec, lines) {
  * @param {import('pg').Pool} pool @param {(client: import('pg').PoolClient) => Promise<T>} work
  * @returns {Promise<T>}
  */
-export async function inTransaction(pool, work) {
-  const client = await pool.connect();
-  // A server that goes away while the connection is checked out emits 'error' on the client, not
-  // the pool: unheard, it ends the process. The statement in flight fails as well, and that failure
-  // is what the caller handles.
-  const lost = () => {};
-  client.on('error', lost);
-  try {
+export function inTransaction(pool, work) {
+  return withClient(pool, async (client) => {
     await client.query('BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
-    client.off('error', lost);
-    client.release();
     return result;
-  } catch (err) {
-    client.off('error', lost);
-    client.release(/** @type {Error} */ (err));
-    throw err;
-  }
+  });
 }

@@ -1,6 +1,7 @@
 // The schema: sql/migrations/*.sql applied in order by node-pg-migrate, recorded in paasmon_migrations.
 import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
+import { withClient } from './client.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../sql/migrations/', import.meta.url));
 
@@ -10,9 +11,8 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../sql/migrations/', imp
  * @returns {Promise<string[]>} names of the migrations applied now
  */
 export async function migrate(pool, log) {
-  const client = await pool.connect();
-  try {
-    const applied = await runner({
+  const applied = await withClient(pool, (client) =>
+    runner({
       dbClient: client,
       dir: MIGRATIONS_DIR,
       direction: 'up',
@@ -21,9 +21,7 @@ export async function migrate(pool, log) {
       // Several paasmon processes (load-generator instances, collectors) may start together.
       advisoryLockMode: 'wait',
       log: (message) => log.debug({ migration: message }, 'migrate'),
-    });
-    return applied.map((m) => m.name);
-  } finally {
-    client.release();
-  }
+    }),
+  );
+  return applied.map((m) => m.name);
 }

@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { PG_MIGRATE_LOCK_ID } from 'node-pg-migrate';
+import pg from 'pg';
 import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { startCli, waitFor } from '../support/cli.js';
 import { selfSignedCertificate } from '../support/certificate.js';
@@ -159,11 +161,16 @@ describe('paasmon collect as a syslog drain', () => {
     assert.ok(!collector?.output.stderr.includes(TOKEN), 'the token never shows in the logs');
   });
 
-  it('answers 503 while PostgreSQL is down and the buffer is full, then stores everything once it is back', async () => {
-    const { base } = await start({ DRAIN_BUFFER_RECORDS: '200' });
+  /**
+   * Stops PostgreSQL, sends the requests not yet stored as the agent does (retrying each body until
+   * it is taken), checks the drain answers 503 and reports failing with a bounded buffer while the
+   * buffer is full, starts PostgreSQL again and waits until every request is stored exactly once.
+   * @param {string} base @param {import('../support/router-docs.js').TruthRequest[]} truth
+   * @param {number} alreadyStored the first requests of `truth`, stored before the outage
+   */
+  async function throughOutage(base, truth, alreadyStored) {
     const drainUrl = `${base}/drain?token=${TOKEN}`;
-    const truth = makeRequests(1000, START, 10_000, 'outage');
-    const bodies = batchBodies(truth.map(messageOf), 16 * 1024);
+    const bodies = batchBodies(truth.slice(alreadyStored).map(messageOf), 16 * 1024);
     await db.stopServer();
     let restarted = false;
     try {
@@ -173,21 +180,23 @@ describe('paasmon collect as a syslog drain', () => {
       const sending = (async () => {
         for (const body of bodies) await postUntilAccepted(drainUrl, body, { onStatus: (s) => statuses.push(s) });
       })();
-      await waitFor(() => statuses.includes(503), { what: 'a 503 while the buffer is full' });
+      await waitFor(() => statuses.includes(503), {
+        what: `a 503 while the buffer is full (statuses: ${statuses.join(' ')})\n${collector?.output.stderr}`,
+      });
       const during = await waitFor(
         async () => {
           const h = await health(base);
           return h.status === 'failing' && h;
         },
-        { what: 'drain failing' },
+        { what: `drain failing\n${collector?.output.stderr}` },
       );
       assert.ok(during.buffered >= 200 && during.buffered < 200 + 100, `bounded: ${during.buffered} buffered`);
       assert.ok(during.refused > 0);
       await db.startServer();
       restarted = true;
       await sending;
-      await waitFor(async () => (await health(base)).buffered === 0 && (await health(base)).inserted === 1000, {
-        what: 'everything stored',
+      await waitFor(async () => (await health(base)).buffered === 0 && (await health(base)).inserted === truth.length, {
+        what: `everything stored\n${collector?.output.stderr}`,
         timeoutMs: 60_000,
       });
     } finally {
@@ -196,6 +205,37 @@ describe('paasmon collect as a syslog drain', () => {
     }
     assert.deepEqual(await rows(), expected(truth));
     assert.equal((await health(base)).status, 'ok');
+  }
+
+  it('answers 503 while PostgreSQL is down and the buffer is full, then stores everything once it is back', async () => {
+    const { base } = await start({ DRAIN_BUFFER_RECORDS: '200' });
+    const truth = makeRequests(1000, START, 10_000, 'outage');
+    // A first body stored: the outage comes after the schema is in place and writes work.
+    await postUntilAccepted(`${base}/drain?token=${TOKEN}`, Buffer.concat(truth.slice(0, 50).map(messageOf)));
+    await waitFor(async () => (await health(base)).inserted === 50, { what: 'the first body stored' });
+    await throughOutage(base, truth, 50);
+  });
+
+  it('lives through PostgreSQL going away while it migrates the schema, and stores everything once it is back', async () => {
+    // Held here, the migrations' lock keeps the collector migrating when the server stops.
+    const lockHolder = new pg.Client({ connectionString: db.url });
+    lockHolder.on('error', () => {});
+    await lockHolder.connect();
+    try {
+      await lockHolder.query('SELECT pg_advisory_lock($1)', [PG_MIGRATE_LOCK_ID]);
+      const { base } = await start({ DRAIN_BUFFER_RECORDS: '200' });
+      await waitFor(
+        async () =>
+          (await db.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"))
+            .rows[0].n === 1,
+        { what: 'the collector waiting for the migrations lock' },
+      );
+      await throughOutage(base, makeRequests(1000, START, 10_000, 'migrating'), 0);
+      assert.match(collector?.output.stderr ?? '', /postgres: migration failed; retrying/);
+      assert.equal(collector?.child.exitCode, null, 'still running');
+    } finally {
+      await lockHolder.end().catch(() => {});
+    }
   });
 
   it('receives syslog-tls:// with the given certificate', async () => {

@@ -11,6 +11,30 @@ import { routerRequestFromSyslog } from './records.js';
 /** A batch smaller than the sink's 5000 rows waits at most this long. */
 const FLUSH_INTERVAL_MS = 250;
 const BATCH_ROWS = 5000;
+/**
+ * A write waits this long for the migrations, then fails (and is retried with backoff): while
+ * PostgreSQL is away at startup they keep retrying, and a write that waited without limit would
+ * leave the drain reporting ok while it refuses everything.
+ */
+const SCHEMA_WAIT_MS = 5000;
+
+/**
+ * The migrations' outcome, or 'pending' after `ms`.
+ * @param {Promise<boolean>} schemaReady @param {number} ms
+ * @returns {Promise<boolean | 'pending'>}
+ */
+async function schemaOutcome(schemaReady, ms) {
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  const pending = new Promise((resolve) => {
+    timer = setTimeout(() => resolve('pending'), ms);
+  });
+  try {
+    return await Promise.race([schemaReady, /** @type {Promise<'pending'>} */ (pending)]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * @typedef {object} DrainCounts
@@ -56,7 +80,9 @@ export function createDrainReceiver({ pool, schemaReady, maxBuffered, correlatio
     flushIntervalMs: FLUSH_INTERVAL_MS,
     backoff,
     writePage: async (page) => {
-      if (schemaReady && !(await schemaReady)) throw new Error('shutting down before the schema was ready');
+      const schema = schemaReady ? await schemaOutcome(schemaReady, SCHEMA_WAIT_MS) : true;
+      if (schema === 'pending') throw new Error('the schema is not in place yet: the migrations wait for PostgreSQL');
+      if (!schema) throw new Error('shutting down before the schema was ready');
       const inserted = await writeRouterPage({ ...page, countOnly: !metrics });
       counts.stored += page.records.length;
       counts.inserted += inserted.count;

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { withClient } from '../client.js';
 
 export const QUERIES_DIR = fileURLToPath(new URL('../../../sql/queries/', import.meta.url));
 
@@ -91,14 +92,14 @@ const PART_NAMES = /** @type {Array<keyof ReportData>} */ (Object.keys(PARTS));
  * @returns {Promise<ReportData & { stored: number[] }>} stored: the runs whose figures were read back
  */
 export async function loadReportData(pool, runIds, { trim, recompute = false, log }) {
-  const client = await pool.connect();
   /** @type {Map<number, ReportData>} */
   const byRun = new Map();
   /** @type {Array<{ runId: number, mark: string, figures: ReportData }>} */
   const computed = [];
   /** @type {number[]} */
   let missing = [];
-  try {
+  // A failure discards the connection, and with it the read-only transaction.
+  await withClient(pool, async (client) => {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // Sorts and hash joins of a million-request run stay in memory instead of spilling to disk.
     await client.query("SET LOCAL work_mem = '64MB'");
@@ -129,10 +130,7 @@ export async function loadReportData(pool, runIds, { trim, recompute = false, lo
       }
     }
     await client.query('COMMIT');
-  } finally {
-    await client.query('ROLLBACK').catch(() => {});
-    client.release();
-  }
+  });
   await storeFigures(pool, computed, trim, log);
   const ordered = [...runIds].sort((a, b) => a - b).map((id) => /** @type {ReportData} */ (byRun.get(id)));
   /** @type {ReportData} */
