@@ -20,7 +20,7 @@ export async function withClient(pool, work) {
     return result;
   } catch (err) {
     client.off('error', lost);
-    client.release(/** @type {Error} */ (err));
+    client.release(true);
     throw err;
   }
 }

@@ -173,12 +173,17 @@ describe('paasmon collect as a syslog drain', () => {
     const bodies = batchBodies(truth.slice(alreadyStored).map(messageOf), 16 * 1024);
     await db.stopServer();
     let restarted = false;
+    // A failure below must not leave the agent sending (into the next test's collector, maybe).
+    const stopSending = new AbortController();
+    /** @type {Promise<void> | undefined} */
+    let sending;
     try {
       /** @type {number[]} */
       const statuses = [];
       // The agent keeps retrying each body until it is taken; the database comes back meanwhile.
-      const sending = (async () => {
-        for (const body of bodies) await postUntilAccepted(drainUrl, body, { onStatus: (s) => statuses.push(s) });
+      const options = { onStatus: (/** @type {number} */ s) => statuses.push(s), signal: stopSending.signal };
+      sending = (async () => {
+        for (const body of bodies) await postUntilAccepted(drainUrl, body, options);
       })();
       await waitFor(() => statuses.includes(503), {
         what: `a 503 while the buffer is full (statuses: ${statuses.join(' ')})\n${collector?.output.stderr}`,
@@ -200,6 +205,8 @@ describe('paasmon collect as a syslog drain', () => {
         timeoutMs: 60_000,
       });
     } finally {
+      stopSending.abort();
+      await sending?.catch(() => {});
       // The next tests need the server, whatever happened here.
       if (!restarted) await db.startServer();
     }

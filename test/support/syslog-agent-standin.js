@@ -122,17 +122,20 @@ const retryDelay = (attempt) => Math.min(500, 10 * 2 ** attempt);
  * POSTs a body as HTTPSWriter.sendHttpRequest does, retrying like the retry writer until a 2xx:
  * a refusal and a failed write (the connection closed under it) alike are retried.
  * @param {string} url @param {Buffer} body
- * @param {{ maxRetries?: number, onStatus?: (status: number) => void }} [options]
+ * @param {{ maxRetries?: number, onStatus?: (status: number) => void, signal?: AbortSignal }} [options]
+ *   signal: stops the retries (the promise rejects with its reason)
  * @returns {Promise<number>} the last status, 0 when the last attempt got none
  */
 export async function postUntilAccepted(url, body, options = {}) {
   for (let attempt = 0; ; attempt++) {
+    options.signal?.throwIfAborted();
     let status = 0;
     try {
       const response = await fetch(url, {
         method: 'POST',
         headers: { 'Content-Type': 'text/plain' },
         body: new Uint8Array(body),
+        signal: options.signal,
       });
       await response.arrayBuffer();
       status = response.status;

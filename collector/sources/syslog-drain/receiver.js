@@ -69,6 +69,7 @@ export function createDrainReceiver({ pool, schemaReady, maxBuffered, correlatio
   /** @type {Date | undefined} */
   let lastStoredAt;
   let closed = false;
+  let schemaInPlace = false;
   const writeRouterPage = createPageWriter(pool);
   const sink = createPostgresSink({
     pool,
@@ -80,8 +81,8 @@ export function createDrainReceiver({ pool, schemaReady, maxBuffered, correlatio
     flushIntervalMs: FLUSH_INTERVAL_MS,
     backoff,
     writePage: async (page) => {
-      const schema = schemaReady ? await schemaOutcome(schemaReady, SCHEMA_WAIT_MS) : true;
-      if (schema === 'pending') throw new Error('the schema is not in place yet: the migrations wait for PostgreSQL');
+      const schema = schemaInPlace || !schemaReady ? true : await schemaOutcome(schemaReady, SCHEMA_WAIT_MS);
+      if (schema === 'pending') throw new Error('the schema is not in place yet (migrations running or retrying)');
       if (!schema) throw new Error('shutting down before the schema was ready');
       const inserted = await writeRouterPage({ ...page, countOnly: !metrics });
       counts.stored += page.records.length;
@@ -95,6 +96,12 @@ export function createDrainReceiver({ pool, schemaReady, maxBuffered, correlatio
       metrics?.buffered(pending);
       if (pending < maxBuffered) events.emit('room');
     },
+  });
+
+  // Written at once, not after the backoff the writes that failed waiting for it ran up.
+  void schemaReady?.then((ok) => {
+    schemaInPlace = ok;
+    if (ok) void sink.flush({ force: true });
   });
 
   /** @param {'rejected' | 'dropped'} outcome @param {string} reason @param {number} [n] */
