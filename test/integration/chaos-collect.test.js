@@ -99,7 +99,7 @@ describe('chaos during paasmon collect', { timeout: 180_000 }, () => {
         }
       };
       const instances = (/** @type {string} */ text) => text.match(/^paasmon_instance_up\{/gm)?.length ?? 0;
-      await waitFor(async () => instances(await metrics()) === 6, { what: 'first complete poll', timeoutMs: 5000 });
+      await waitFor(async () => instances(await metrics()) === 6, { what: 'first complete poll' });
 
       for (const f of /** @type {Fault[]} */ (['slow', 'drop', 'html', 'truncated'])) {
         fault = f;

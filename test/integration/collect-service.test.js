@@ -132,16 +132,24 @@ describe('paasmon collect', () => {
       async () => metricValue(await (await fetch(`${base}/metrics`)).text(), 'paasmon_db_pending_records') === 0,
       { timeoutMs: 40_000, what: 'buffer written after the outage' },
     );
+    const cloudController = /** @type {any} */ (await (await fetch(`${base}/healthz`)).json()).sources[
+      'cloud-controller'
+    ];
+    const taken = cloudController.polls - cloudController.failures;
     collector?.child.kill('SIGTERM');
     assert.deepEqual(await collector?.exited, { code: 0, signal: null });
     const polls = await storedPolls();
     assert.ok(polls.every((p) => p.n === APPS * INSTANCES));
     const duringOutage = polls.filter((p) => p.ts.getTime() > outageStart && p.ts.getTime() < outageEnd);
     assert.ok(duringOutage.length >= 3, `polls taken during the outage were written later (${duringOutage.length})`);
+    // No poll lost: each one taken is stored (the one in flight at SIGTERM is finished; one more may
+    // have started after /healthz was read), on whole seconds (a machine stalled for a second by the
+    // restart can miss a slot of the schedule: that is no poll lost).
+    assert.ok(polls.length >= taken && polls.length <= taken + 1, `${polls.length} polls stored, ${taken} taken`);
     const gaps = polls.slice(1).map((p, i) => p.ts.getTime() - polls[i].ts.getTime());
     assert.ok(
-      gaps.every((g) => g === 1000),
-      `no poll lost: one every second (${gaps.join(',')})`,
+      gaps.every((g) => g > 0 && g % 1000 === 0),
+      `one poll a second (${gaps.join(',')})`,
     );
     assert.match(collector?.output.stderr ?? '', /postgres: write failed; records kept for the next attempt/);
   });

@@ -62,8 +62,8 @@ describe('loadgen --ramp', () => {
         )
       ).rows.map((r) => ({ id: r.correlation_id, dueAt: r.started_at.getTime() }));
       // 600 are due in the 2 s (200 in the ramp, 400 after); on a busy machine the last may be
-      // dropped when the generator is behind at the deadline (the summary says so).
-      assert.ok(rows.length >= 590 && rows.length <= 600, `${rows.length} requests`);
+      // dropped when the generator is behind at the deadline (the summary says so): 40 is 100 ms.
+      assert.ok(rows.length >= 560 && rows.length <= 600, `${rows.length} requests`);
       assert.equal(arrivals.size, rows.length, 'every request arrived and was recorded');
 
       // The due times (started_at, ms) against the definition: request i is due at the t where
@@ -92,8 +92,9 @@ describe('loadgen --ramp', () => {
       const counts = windows.map(([from, to]) => arrived.filter((t) => t >= from && t < to).length);
       const expected = windows.map(([from, to]) => dueBy(rate, rampMs, to) - dueBy(rate, rampMs, from));
       assert.deepEqual(expected, [50, 150, 400]);
-      // Late sends on a busy machine move a few across a boundary (at 0.5 s, 1 per 5 ms of lateness).
-      const tolerance = [15, 20, 20];
+      // Late sends on a busy machine move a few across a boundary (at 0.5 s, 1 per 5 ms of lateness;
+      // at 1 s, 1 per 2.5 ms), still far from a flat schedule's 200, 200, 200.
+      const tolerance = [30, 40, 40];
       counts.forEach((n, k) =>
         assert.ok(Math.abs(n - expected[k]) <= tolerance[k], `arrivals per window ${counts}, expected ${expected}`),
       );

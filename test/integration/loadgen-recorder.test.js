@@ -162,12 +162,11 @@ describe('load generator recorder and schedule', () => {
     const options = loadOptions({ url: server.url, rate: 20, rampMs: 1000, durationMs: 3000 });
     const kept = await generateLoad(options, { record: () => undefined });
     const tally = /** @type {import('../../loadgen/generate.js').ScheduleTally} */ (kept.schedule);
-    assert.deepEqual(
-      [tally.scheduled, tally.sent, tally.stoppedBy, tally.fullRateScheduled, tally.fullRateSent],
-      [50, 50, 'deadline', 40, 40],
-    );
+    assert.deepEqual([tally.scheduled, tally.stoppedBy, tally.fullRateScheduled], [50, 'deadline', 40]);
+    // The last is due 50 ms before the deadline: a busy machine may hold it past, and then it is not sent.
+    assert.ok(tally.sent >= 49 && tally.fullRateSent === tally.sent - 10, `${tally.sent} of 50 sent`);
     const rate = /** @type {number} */ (sentRate(tally));
-    assert.ok(Math.abs(rate - 20) <= 0.2, `sent ${rate} req/s at full rate, 20 asked and kept`);
+    assert.ok(rate >= 19.4 && rate <= 20.2, `sent ${rate} req/s at full rate, 20 asked and kept`);
 
     // The generator is held up from 1.5 s to past the end (the recorder waiting for PostgreSQL).
     const started = performance.now();
@@ -376,17 +375,17 @@ describe('load generator recorder and schedule', () => {
     // The stall alone makes about 28 late (due in its first 140 ms); a busy machine adds its own.
     assert.ok(late >= 27, `${late} requests arrived late`);
     assert.ok(
-      Math.abs(stats.lateSends - late) <= 3 + 0.1 * late,
+      Math.abs(stats.lateSends - late) <= 5 + 0.2 * late,
       `${stats.lateSends} late sends counted, ${late} seen`,
     );
     const worst = Math.max(...lateness);
     assert.ok(
-      Math.abs(stats.sendLagMaxMs - worst) <= Math.max(10, 0.1 * worst),
+      Math.abs(stats.sendLagMaxMs - worst) <= Math.max(20, 0.15 * worst),
       `worst send ${stats.sendLagMaxMs} ms late, ${worst} seen`,
     );
     // The stall, not the connections, made them late (a few taken at once after it may wait for one).
     assert.ok(
-      Math.abs(stats.generatorLagMaxMs - worst) <= Math.max(10, 0.1 * worst),
+      Math.abs(stats.generatorLagMaxMs - worst) <= Math.max(20, 0.15 * worst),
       `the generator took its latest request ${stats.generatorLagMaxMs} ms after due, ${worst} seen`,
     );
     assert.ok(
@@ -418,7 +417,10 @@ describe('load generator recorder and schedule', () => {
       const { generatorLagMaxMs, sendLagMaxMs, lateByGenerator } = capped.stats;
       assert.ok(sendLagMaxMs > 1000, `sent up to ${sendLagMaxMs} ms after due`);
       assert.ok(generatorLagMaxMs < sendLagMaxMs / 10, `taken up to ${generatorLagMaxMs} ms after due`);
-      assert.ok(lateByGenerator < 10, `${lateByGenerator} late before the generator took them`);
+      assert.ok(
+        lateByGenerator < 0.2 * capped.stats.lateSends,
+        `${lateByGenerator} of ${capped.stats.lateSends} late before the generator took them`,
+      );
     } finally {
       slow.close();
     }

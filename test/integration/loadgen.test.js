@@ -245,7 +245,8 @@ describe('paasmon run and loadgen', () => {
     );
     assert.equal(result.code, 0, result.stderr);
     const durations = (await rows(run)).map((r) => r.duration_ms).sort((a, b) => a - b);
-    assert.ok(durations.length >= 290 && durations.length <= 300, `${durations.length} requests at 100/s for 3 s`);
+    // The last few may be due but unsent at the deadline on a busy machine (20 is 200 ms late).
+    assert.ok(durations.length >= 280 && durations.length <= 300, `${durations.length} requests at 100/s for 3 s`);
     const p99 = durations[Math.ceil(0.99 * durations.length) - 1];
     assert.ok(p99 > 800, `p99 ${p99} ms shows the stall`);
     // With one connection, requests queued behind the stall are late too: not hidden.
@@ -399,7 +400,7 @@ describe('paasmon run and loadgen', () => {
     }
   });
 
-  it('a killed load generator loses at most the page being filled: what was sent over 2 s before is stored', async () => {
+  it('a killed load generator loses at most the page being filled: what was sent over 3 s before is stored', async () => {
     /** @type {Array<[number, string]>} when each request arrived, and its id */
     const arrivals = [];
     const app = await startApp((n, req) => {
@@ -414,16 +415,16 @@ describe('paasmon run and loadgen', () => {
       );
       await waitFor(async () => (await rows(run)).length > 0, { timeoutMs: 30_000, what: 'a page written' });
       // A few more pages (one a second while fewer than a page's rows come in), then the crash.
-      await new Promise((r) => setTimeout(r, 3000));
+      await new Promise((r) => setTimeout(r, 5000));
       const killedAt = Date.now();
       loadgen.child.kill('SIGKILL');
       await loadgen.exited;
       const stored = new Set((await rows(run)).map((r) => r.correlation_id));
-      // Pages go out when full or after a second, and take a moment to commit.
-      const early = arrivals.filter(([at]) => at < killedAt - 2000);
-      assert.ok(early.length > 100, `${early.length} requests sent over 2 s before the kill`);
+      // Pages go out when full or after a second, and take a moment to commit (longer on a busy machine).
+      const early = arrivals.filter(([at]) => at < killedAt - 3000);
+      assert.ok(early.length > 100, `${early.length} requests sent over 3 s before the kill`);
       const lost = early.filter(([, id]) => !stored.has(id)).length;
-      assert.equal(lost, 0, `${lost} of the ${early.length} requests sent over 2 s before the kill were lost`);
+      assert.equal(lost, 0, `${lost} of the ${early.length} requests sent over 3 s before the kill were lost`);
       assert.ok(stored.size < arrivals.length, 'the page being filled is lost (the kill is a crash)');
       assert.ok(
         arrivals.length - stored.size <= 10_000 + 4,
