@@ -24,7 +24,7 @@ export function createStats() {
   let late = 0;
   let lateByGenerator = 0;
   /** ms of a send-lag histogram (kept in µs): percentile p, or the maximum without p; 0 before any send. */
-  const lagMs = (/** @type {hdr.Histogram} */ lags, /** @type {number} */ p = 100) =>
+  const lagAt = (/** @type {hdr.Histogram} */ lags, /** @type {number} */ p = 100) =>
     sends ? (p === 100 ? lags.maxValue : lags.getValueAtPercentile(p)) / 1000 : 0;
   let count = 0;
   let sum = 0;
@@ -59,8 +59,10 @@ export function createStats() {
      */
     recordSend(lagMs, generatorLagMs) {
       sends += 1;
-      if (lagMs > LATE_SEND_MS) late += 1;
-      if (lagMs > LATE_SEND_MS && 2 * generatorLagMs >= lagMs) lateByGenerator += 1;
+      if (lagMs > LATE_SEND_MS) {
+        late += 1;
+        if (2 * generatorLagMs >= lagMs) lateByGenerator += 1;
+      }
       sendLag.recordValue(Math.max(1, Math.round(lagMs * 1000)));
       generatorLag.recordValue(Math.max(1, Math.round(generatorLagMs * 1000)));
     },
@@ -73,18 +75,18 @@ export function createStats() {
       return late;
     },
     /** @param {number} p 0..100 @returns {number} ms the send came after the due time */
-    sendLagPercentile: (p) => lagMs(sendLag, p),
+    sendLagPercentile: (p) => lagAt(sendLag, p),
     get sendLagMaxMs() {
-      return lagMs(sendLag);
+      return lagAt(sendLag);
     },
     /** Late sends that lost most of their lateness before the generator took them (it was behind). */
     get lateByGenerator() {
       return lateByGenerator;
     },
     /** @param {number} p 0..100 @returns {number} ms after its due time the generator took a request */
-    generatorLagPercentile: (p) => lagMs(generatorLag, p),
+    generatorLagPercentile: (p) => lagAt(generatorLag, p),
     get generatorLagMaxMs() {
-      return lagMs(generatorLag);
+      return lagAt(generatorLag);
     },
 
     get count() {
