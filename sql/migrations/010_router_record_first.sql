@@ -4,14 +4,17 @@
 -- the id a second record, received after the first and usually shorter. Until now the lookups took
 -- whichever record the index or the table gave first (LIMIT 1 without ORDER BY), and
 -- correlated_requests joined both (the request counted twice). Every lookup goes through
--- router_record now; the columns of the view and functions are unchanged.
+-- router_record now; the columns of the two views and the function are unchanged.
 
 -- The router record of a load-generator request: the earliest received with its correlation id;
 -- ties (the same received_at) go by the rest of the unique key, so the pick is always the same.
+-- received_at is the clock of the gorouter that logged the record: a nested call through another
+-- gorouter whose clock is behind by more than the time the app took before making it would be
+-- picked instead (NTP keeps the routers' clocks within a few ms).
 -- A plain SQL function, so PostgreSQL inlines it where it is used: a lookup through the
--- correlation id index, and a sort of the few records found. The sort costs about 1.2 us per
--- request (1,000,000 requests: 2.9 s against 1.7 s for taking any record; the report's first
--- computation of such a run 7.0 s against 6.3 s, bench/report.bench.js).
+-- correlation id index, and a sort of the few records found. For a run of 1,000,000 requests
+-- among 500,000 others (bench/report.bench.js, before and after): run_summary 3.5 s instead of
+-- 3.2 s, the report's first computation of the run 7.0 s instead of 6.3 s.
 CREATE OR REPLACE FUNCTION router_record(correlation text)
 RETURNS SETOF router_requests
 LANGUAGE sql STABLE AS $$
@@ -149,6 +152,10 @@ CROSS JOIN LATERAL (
   FROM app_usage(t.app_name, t.started_at, coalesce(t.ended_at, lg.last_done, now())) u
 ) c;
 
+-- Figures stored by earlier reports may hold the other record's times: they go now instead of at
+-- their run's next report (their mark names an earlier migration, so they would not be read again).
+DELETE FROM run_report_figures;
+
 -- Down Migration
--- Nothing: the view and functions above use router_record, and a pick of any record is not wanted
--- back. Stored report figures are computed again anyway (their mark names the latest migration).
+-- Nothing: the views and the function above use router_record, and a pick of any record is not
+-- wanted back.

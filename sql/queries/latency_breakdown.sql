@@ -1,5 +1,6 @@
 -- Latency breakdown per run: where the time of a request goes, over the requests sent inside the
--- steady window that the router also logged (joined on the correlation id), in ms:
+-- steady window that the router also logged (each request's own record: router_record, the first
+-- of its correlation id), in ms:
 --   outside_router = e2e - response_time   (client and network, outside gorouter)
 --   in_gorouter    = gorouter_time         (gorouter's own work)
 --   behind_router  = response_time - gorouter_time (the app and the hop to it)

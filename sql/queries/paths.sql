@@ -1,6 +1,7 @@
 -- Latency by request path per run, from the router records of the requests sent inside the steady
--- window (joined on the correlation id): the 20 busiest paths of each run, with gorouter's
--- response_time (ms, percentile_cont). A run without router records has no row here.
+-- window (each request's own record: router_record, the first of its correlation id): the 20
+-- busiest paths of each run, with gorouter's response_time (ms, percentile_cont). A run without
+-- router records has no row here.
 -- Parameters (psql :'name' style): runs = '{1,2,3}', trim = fraction dropped at each end (0.1).
 \if :{?trim}
 \else

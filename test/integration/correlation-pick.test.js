@@ -1,7 +1,7 @@
 // A correlation id the router logged twice: the app forwarded the header on a call of its own
-// through the router (here to a "stock" app, a few ms after the request came in). The load
-// generator's request is the router's first record of the id; every view, function and query of
-// sql/queries must pick that one, once per request, whatever order the rows were stored in.
+// through the router (to a "stock" app, or to itself), a few ms after the request came in. The
+// load generator's request is the router's first record of the id; every view, function and query
+// of sql/queries must pick that one, once per request, whatever order the rows were stored in.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pino from 'pino';
@@ -30,20 +30,31 @@ before(async () => {
       durationSql: '20 + i % 13',
       router: false,
     });
-    const routerRecords = (/** @type {string} */ app, /** @type {number} */ afterMs, /** @type {string} */ share) =>
+    /**
+     * A router record for each of the run's requests whose `appSql` is not NULL.
+     * @param {string} appSql @param {number} afterMs @param {string} shareOfE2e @param {string} pathPrefix
+     */
+    const routerRecords = (appSql, afterMs, shareOfE2e, pathPrefix) =>
       db.query(
         `INSERT INTO router_requests (received_at, app_guid, app_name, app_index, method, path, status,
            response_time_ms, gorouter_time_ms, vcap_request_id, correlation_id)
-        SELECT started_at + $2 * interval '1 millisecond', 'guid-' || $3, $3, 0, 'GET', '/' || $3, 200,
-               duration_ms * ${share}, 0.1, $3 || '-' || correlation_id, correlation_id
-        FROM loadgen_requests
-        WHERE run_id = $1 AND (${app === 'stock' ? 'abs(hashtext(correlation_id)) % 2 = 0' : 'true'})`,
-        [runId, afterMs, app],
+        SELECT started_at + $2 * interval '1 millisecond', 'guid-' || app, app, 0, 'GET', $3 || app, 200,
+               duration_ms * ${shareOfE2e}, 0.1, md5($3 || correlation_id), correlation_id
+        FROM (SELECT l.*, ${appSql} AS app FROM loadgen_requests l WHERE run_id = $1) l
+        WHERE app IS NOT NULL`,
+        [runId, afterMs, pathPrefix],
       );
     // Which stored row a lookup meets first depends on the index and the storage order: both orders
-    // are here, so a pick that takes whichever row comes first fails for one of the runs.
-    const nested = () => routerRecords('stock', 3, '0.3');
-    const own = () => routerRecords('shop', 0.2, '0.8');
+    // are here, so a pick that takes whichever row comes first fails for one of the runs. A quarter
+    // of the requests call "stock", a quarter their own app (the same app name, a nested path).
+    const nested = () =>
+      routerRecords(
+        `CASE abs(hashtext(correlation_id)) % 4 WHEN 0 THEN 'stock' WHEN 1 THEN 'shop' END`,
+        3,
+        '0.3',
+        '/nested/',
+      );
+    const own = () => routerRecords(`'shop'`, 0.2, '0.8', '/');
     for (const insert of nestedFirst ? [nested, own] : [own, nested]) await insert();
     runIds.push(runId);
   }
@@ -131,5 +142,32 @@ test("latency_breakdown and paths take the request's own record", async () => {
       [['/shop', REQUESTS]],
       `run ${runId}`,
     );
+  }
+});
+
+test('router_record: records received at the same moment go by vcap_request_id, then app_guid', async () => {
+  // [vcap_request_id, app_guid]; the pick is the last, stored first, in the middle or last.
+  const records = [
+    ['b-request', 'guid-a'],
+    ['a-request', 'guid-b'],
+    ['a-request', 'guid-a'],
+  ];
+  const orders = [
+    [2, 0, 1],
+    [0, 2, 1],
+    [1, 0, 2],
+  ];
+  for (const [i, order] of orders.entries()) {
+    const id = `tie-${order.join('')}`;
+    for (const k of order) {
+      await db.query(
+        `INSERT INTO router_requests (received_at, app_guid, app_name, path, status, response_time_ms,
+           vcap_request_id, correlation_id)
+        VALUES ('2026-03-01T13:00:00Z'::timestamptz + $5 * interval '1 second', $1, 'shop', '/', 200, $2, $3, $4)`,
+        [records[k][1], k + 1, records[k][0], id, i],
+      );
+    }
+    const { rows } = await db.query('SELECT vcap_request_id, app_guid, response_time_ms FROM router_record($1)', [id]);
+    assert.deepEqual(rows, [{ vcap_request_id: 'a-request', app_guid: 'guid-a', response_time_ms: 3 }], id);
   }
 });
