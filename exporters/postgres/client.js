@@ -13,14 +13,13 @@ export async function withClient(pool, work) {
   const client = await pool.connect();
   const lost = () => {};
   client.on('error', lost);
+  let failed = true;
   try {
     const result = await work(client);
-    client.off('error', lost);
-    client.release();
+    failed = false;
     return result;
-  } catch (err) {
+  } finally {
     client.off('error', lost);
-    client.release(true);
-    throw err;
+    client.release(failed);
   }
 }
