@@ -118,7 +118,7 @@ describe('the app cf push uploads and the Node.js buildpack stages', () => {
     assert.ok(stagedKiB < STAGED_LIMIT_MIB * 1024, `staged node_modules ${mib(stagedKiB)} MiB`);
   });
 
-  it('runs collect (polls stored, /healthz ok) and worker (idles, then drives a run) from the staged app', async () => {
+  it('runs collect (polls stored, /healthz ok), worker (idles, then drives a run) and report from the staged app', async () => {
     assert.ok(modules, 'staged by the test before');
     const runtime = { ...manifestEnv(path.join(REPO, 'manifest.yml'), 'paasmon-collector'), DATABASE_URL: db.url };
     const collector = startCli(
@@ -166,6 +166,14 @@ describe('the app cf push uploads and the Node.js buildpack stages', () => {
           )
         ).rows[0].n;
       await waitFor(async () => (await driven()) === 20, { timeoutMs: 60_000, what: 'the worker drove the run' });
+      // `paasmon report` (cf ssh, cf run-task) in every format but html, which needs ECharts.
+      const report = await runCli(
+        ['report', '--runs', String(runId), '--format', 'md'],
+        { DATABASE_URL: db.url },
+        { cli },
+      );
+      assert.equal(report.code, 0, report.stderr);
+      assert.match(report.stdout, /staged/);
     } finally {
       collector.child.kill('SIGTERM');
       worker.child.kill('SIGTERM');
