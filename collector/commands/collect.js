@@ -42,6 +42,9 @@ export async function collectCommand(config, { log, err }) {
       process.exit(1);
     }, 10_000).unref();
   });
-  await once(stop.signal, 'abort');
+  const fatal = await Promise.race([once(stop.signal, 'abort').then(() => undefined), collector.failed]);
   await collector.stop();
+  stop.dispose();
+  // One line on stderr and exit 1 (cli.js): e.g. the migration that failed and the server's error.
+  if (fatal) throw fatal;
 }
