@@ -30,7 +30,7 @@ export async function collectCommand(config, { log, err }) {
   if (process.stderr.isTTY) {
     const routerLogs = config.search.url ? `, router logs on "${config.ingestSchedule}"` : '';
     err(
-      `paasmon collect: /metrics and /healthz on http://127.0.0.1:${collector.port}, ` +
+      `paasmon collect: /metrics, /healthz, /livez, /readyz on http://127.0.0.1:${collector.port}, ` +
         `polling on "${config.pollSchedule}"${routerLogs}; Ctrl-C stops`,
     );
   }
