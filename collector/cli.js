@@ -116,7 +116,9 @@ export function createProgram(deps, setExitCode) {
 
   program
     .command('collect')
-    .description('long-running service: migrate, poll on POLL_SCHEDULE, serve /metrics and /healthz on $PORT')
+    .description(
+      'long-running service: migrate, poll on POLL_SCHEDULE, serve /metrics, /healthz, /livez, /readyz on $PORT',
+    )
     .addHelpText('after', `${CLOUD_CONTROLLER_ENV}${COLLECT_ENV}${DATABASE_ENV}`)
     .action(verb('collect', 'collectCommand'));
 
@@ -294,7 +296,7 @@ Environment (see README, "Configuration"):
 `;
 const COLLECT_ENV = `  POLL_SCHEDULE                   cron with seconds (*/5 * * * * *)
   SEARCH_URL, SEARCH_INDEX, ...   router logs from Elasticsearch/OpenSearch, on INGEST_SCHEDULE
-  PORT, METRICS_BEARER_TOKEN      /metrics and /healthz
+  PORT, METRICS_BEARER_TOKEN      /metrics (bearer token), /healthz, /livez, /readyz
   DRAIN_TOKEN, DRAIN_TCP_PORT     syslog drain: POST /drain?token=..., syslog(-tls) on a TCP port
   LOG_CACHE_URL (or auto)         router lines and container gauges from Log Cache, on LOG_CACHE_SCHEDULE
 `;

@@ -1,6 +1,18 @@
-// GET /metrics (Prometheus text; bearer token when configured) and GET /healthz (JSON).
+// GET /metrics (Prometheus text; bearer token when configured), GET /healthz (the detailed report,
+// JSON), GET /livez (liveness: restart me) and GET /readyz (readiness: route to me).
 import crypto from 'node:crypto';
 import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+/**
+ * /livez fails once the event loop stood still longer than this (and for STALL_MEMORY_MS after):
+ * equal to the manifest's health-check-invocation-timeout, so a check that timed out and a check
+ * answered after such a stall say the same.
+ */
+export const MAX_LOOP_STALL_MS = 10_000;
+/** A stall is remembered this long: longer than Cloud Foundry's check interval (30 s by default). */
+export const STALL_MEMORY_MS = 60_000;
+const TICK_MS = 250;
 
 /**
  * @typedef {object} Health
@@ -11,13 +23,21 @@ import http from 'node:http';
 /**
  * @param {object} options
  * @param {import('prom-client').Registry} options.registry
- * @param {() => Promise<Health>} options.health
+ * @param {() => Promise<Health>} options.health GET /healthz
+ * @param {() => Health} [options.live] GET /livez (always 200 when not given)
+ * @param {() => Promise<Health>} [options.ready] GET /readyz (always 200 when not given)
  * @param {string | undefined} options.bearerToken
  * @param {import('pino').Logger} options.log
  * @param {Record<string, import('./sources/syslog-drain/http.js').RouteHandler>} [options.routes]
  *   more paths with their own methods and authentication (the syslog drain's POST /drain)
  */
-export function createHttpServer({ registry, health, bearerToken, log, routes = {} }) {
+export function createHttpServer({ registry, health, live, ready, bearerToken, log, routes = {} }) {
+  /** @type {Record<string, () => Health | Promise<Health>>} */
+  const checks = {
+    '/healthz': health,
+    '/livez': live ?? (() => ({ healthy: true, body: { status: 'ok' } })),
+    '/readyz': ready ?? (async () => ({ healthy: true, body: { status: 'ok' } })),
+  };
   const expected = bearerToken ? Buffer.from(`Bearer ${bearerToken}`) : undefined;
   return http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -36,11 +56,13 @@ export function createHttpServer({ registry, health, bearerToken, log, routes = 
         }
         const text = await registry.metrics();
         res.writeHead(200, { 'Content-Type': registry.contentType }).end(text);
-      } else if (url.pathname === '/healthz') {
-        const { healthy, body } = await health();
+      } else if (Object.hasOwn(checks, url.pathname)) {
+        const { healthy, body } = await checks[url.pathname]();
         res.writeHead(healthy ? 200 : 503, { 'Content-Type': 'application/json' }).end(`${JSON.stringify(body)}\n`);
       } else {
-        res.writeHead(404, { 'Content-Type': 'text/plain' }).end('paasmon: GET /metrics or /healthz\n');
+        res
+          .writeHead(404, { 'Content-Type': 'text/plain' })
+          .end('paasmon: GET /metrics, /healthz, /livez or /readyz\n');
       }
     } catch (err) {
       log.error({ err, path: url.pathname }, 'http: request failed');
@@ -61,4 +83,43 @@ const digest = (value) => crypto.createHash('sha256').update(value).digest();
 export function bearerMatches(header, expected) {
   const given = Buffer.from((header ?? '').replace(/^bearer /i, 'Bearer '));
   return crypto.timingSafeEqual(digest(given), digest(expected));
+}
+
+/**
+ * Watches the event loop with a timer that should fire every TICK_MS: the time it came late is how
+ * long the loop stood still (a blocking call, a frozen process, a heap collecting without end).
+ * `check()` is /livez: failing while the loop stands still or stood still longer than `maxStallMs`
+ * within the last `memoryMs`, when this process cannot serve drains, polls or scrapes in time.
+ * @param {{ maxStallMs?: number, memoryMs?: number }} [options]
+ */
+export function watchEventLoop({ maxStallMs = MAX_LOOP_STALL_MS, memoryMs = STALL_MEMORY_MS } = {}) {
+  let lastTick = performance.now();
+  let longest = { ms: 0, at: -Infinity };
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const stall = Math.max(0, now - lastTick - TICK_MS);
+    if (stall >= longest.ms || now - longest.at > memoryMs) longest = { ms: stall, at: now };
+    lastTick = now;
+  }, TICK_MS);
+  timer.unref();
+  return {
+    /** @returns {Health} */
+    check() {
+      const now = performance.now();
+      const current = Math.max(0, now - lastTick - TICK_MS);
+      const recent = now - longest.at <= memoryMs ? longest.ms : 0;
+      const stallMs = Math.round(Math.max(current, recent));
+      const healthy = stallMs <= maxStallMs;
+      return {
+        healthy,
+        body: {
+          status: healthy ? 'ok' : 'failing',
+          eventLoop: { longestStallMs: stallMs, maxStallMs, withinMs: memoryMs },
+        },
+      };
+    },
+    stop() {
+      clearInterval(timer);
+    },
+  };
 }

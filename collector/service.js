@@ -1,7 +1,8 @@
-// `paasmon collect`: migrate, schedule the sources, serve /metrics and /healthz, shut down cleanly.
+// `paasmon collect`: migrate, schedule the sources, serve /metrics and the health endpoints, shut down cleanly.
 import { once } from 'node:events';
 import { requireCloudController } from './config/index.js';
-import { createHttpServer } from './metrics-server.js';
+import { healthChecks } from './health.js';
+import { createHttpServer, watchEventLoop } from './metrics-server.js';
 import { recentCorrelationCounts } from '../exporters/postgres/queries/correlation.js';
 import {
   EXPECTED_SKIPS,
@@ -16,7 +17,6 @@ import { createJob } from './pipeline/job.js';
 import { createPoller } from './pipeline/poller.js';
 import { schedule } from './pipeline/schedule.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { retry } from '../core/retry.js';
 import { createCloudControllerSource } from './sources/cloud-controller/index.js';
 import { createRouterLogSource } from './sources/router-logs/index.js';
 import { headerLogField } from './sources/router-logs/correlation-ids.js';
@@ -24,7 +24,7 @@ import { drainConfigured, startDrain } from './sources/syslog-drain/index.js';
 import { ingestApps } from './sources/log-cache/index.js';
 import { SourceError } from '../core/errors.js';
 import { openDatabase } from '../exporters/postgres/database.js';
-import { migrate } from '../exporters/postgres/migrate.js';
+import { migrateUntilDone } from '../exporters/postgres/migrate.js';
 import { createPostgresSink } from '../exporters/postgres/sink.js';
 import { createPrometheusSink } from '../exporters/prometheus.js';
 
@@ -40,7 +40,9 @@ const POLL_GRACE_MS = 5_000;
 /**
  * @param {import('./config/index.js').Config} config
  * @param {{ log: import('pino').Logger, onPoll?: (outcome: PollOutcome) => void }} deps onPoll: after every poll
- * @returns {Promise<{ port: number, drainTcpPort: number | undefined, stop: () => Promise<void> }>}
+ * @returns {Promise<{ port: number, drainTcpPort: number | undefined, failed: Promise<Error>,
+ *   stop: () => Promise<void> }>} failed: resolves with an error that must end `collect` (a migration the
+ *   database refused), never while it runs well
  */
 export async function startCollector(config, { log, onPoll }) {
   requireCloudController(config);
@@ -60,7 +62,14 @@ export async function startCollector(config, { log, onPoll }) {
       dropped = e.dropped;
     },
   });
-  const schemaReady = migrateUntilDone(database.pool, log, abort.signal);
+  /** @type {(err: Error) => void} */
+  let fail = () => {};
+  const failed = /** @type {Promise<Error>} */ (new Promise((resolve) => (fail = resolve)));
+  // A migration the database refused ends `collect` (through `failed`); the sources then see no schema.
+  const schemaReady = migrateUntilDone(database.pool, log, abort.signal).catch((err) => {
+    fail(err);
+    return false;
+  });
 
   const source = createCloudControllerSource(config, {
     log,
@@ -103,65 +112,26 @@ export async function startCollector(config, { log, onPoll }) {
       })
     : undefined;
 
-  /** @param {import('./pipeline/job.js').JobState} state @param {number} intervalMs */
-  const sourceHealth = (state, intervalMs) => {
-    const lastSuccess = state.lastSuccessAt?.getTime();
-    const window = 3 * intervalMs;
-    const ok = lastSuccess !== undefined ? Date.now() - lastSuccess <= window : Date.now() - startedAt <= window;
-    return {
-      ok,
-      body: {
-        status: ok ? 'ok' : 'failing',
-        lastSuccessAt: state.lastSuccessAt?.toISOString() ?? null,
-        lastError: state.lastError ?? null,
-        polls: state.polls,
-        failures: state.failures,
-        skipped: state.skipped,
-        warnings: state.lastWarnings.map((w) => w.detail),
-      },
-    };
-  };
-
+  const loop = watchEventLoop();
+  const checks = healthChecks({
+    config,
+    database,
+    postgres,
+    poller,
+    pollSchedule: job,
+    routerIngests: [routerLogs, routerLogFile],
+    logCache,
+    drain,
+    startedAt,
+  });
   const server = createHttpServer({
     registry: prometheus.registry,
     bearerToken: config.metricsBearerToken,
     log,
     routes: drain?.handler ? { '/drain': drain.handler } : {},
-    health: async () => {
-      const reachable = await ping(database.pool);
-      const polling = sourceHealth(poller.state, job.intervalMs);
-      /** @type {Record<string, unknown>} */
-      const sources = { [source.name]: polling.body };
-      // A failing router-log source shows here but does not fail the check: restarting the
-      // collector would not mend a search server, and would lose the poll buffer.
-      for (const ingest of [routerLogs, routerLogFile]) {
-        if (!ingest) continue;
-        const body = sourceHealth(ingest.job.state, ingest.schedule.intervalMs).body;
-        const tooMany = ingest.lastVerdict();
-        sources[ingest.job.name] =
-          tooMany && body.status === 'ok'
-            ? { ...body, status: 'degraded', lastError: describeVerdict(tooMany, config.ingestMaxSkippedRatio) }
-            : body;
-      }
-      if (logCache) sources[logCache.job.name] = sourceHealth(logCache.job.state, logCache.schedule.intervalMs).body;
-      // Counters only: a drain nobody sends to is not a failure of the collector.
-      if (drain) sources[drain.name] = drain.health();
-      const healthy = reachable && polling.ok;
-      return {
-        healthy,
-        body: {
-          status: healthy ? 'ok' : 'failing',
-          sources,
-          database: {
-            status: reachable ? 'ok' : 'unreachable',
-            source: database.source,
-            pendingRecords: postgres.pending,
-            droppedRecords: postgres.dropped,
-            lastError: postgres.lastError?.message ?? null,
-          },
-        },
-      };
-    },
+    health: checks.health,
+    live: loop.check,
+    ready: checks.ready,
   });
   server.listen(config.port);
   await once(server, 'listening');
@@ -181,6 +151,7 @@ export async function startCollector(config, { log, onPoll }) {
   return {
     port,
     drainTcpPort: drain?.tcpPort,
+    failed,
     stop() {
       stopping ??= (async () => {
         const deadline = Date.now() + SHUTDOWN_BUDGET_MS - 1000;
@@ -195,6 +166,7 @@ export async function startCollector(config, { log, onPoll }) {
         abort.abort(new Error('shutting down'));
         server.close();
         server.closeAllConnections();
+        loop.stop();
         if (drain) await Promise.race([drain.stop(), sleep(Math.max(0, deadline - Date.now()))]);
         if (await schemaReady) {
           await Promise.race([postgres.close(), sleep(Math.max(0, deadline - Date.now()))]);
@@ -325,39 +297,4 @@ function startLogCacheIngest(config, { log, prometheus, pool, schemaReady, signa
     },
   });
   return { job, schedule: schedule(job, config.logCache.schedule) };
-}
-
-/**
- * Applies migrations, retrying with backoff while the database is unreachable.
- * @param {import('pg').Pool} pool @param {import('pino').Logger} log @param {AbortSignal} signal
- * @returns {Promise<boolean>} false only when shutdown came first
- */
-async function migrateUntilDone(pool, log, signal) {
-  try {
-    const applied = await retry(() => migrate(pool, log), {
-      backoff: { retries: Infinity, baseDelayMs: 1000, maxDelayMs: 30_000 },
-      signal,
-      onRetry: ({ err, delayMs }) => log.warn({ err, retryInMs: delayMs }, 'postgres: migration failed; retrying'),
-    });
-    if (applied.length) log.info({ applied }, 'postgres: migrations applied');
-    return true;
-  } catch (err) {
-    if (signal.aborted) return false;
-    throw err;
-  }
-}
-
-/** @param {import('pg').Pool} pool */
-async function ping(pool) {
-  try {
-    await Promise.race([
-      pool.query('SELECT 1'),
-      sleep(1500).then(() => {
-        throw new Error('timeout');
-      }),
-    ]);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -30,7 +30,7 @@ export async function collectCommand(config, { log, err }) {
   if (process.stderr.isTTY) {
     const routerLogs = config.search.url ? `, router logs on "${config.ingestSchedule}"` : '';
     err(
-      `paasmon collect: /metrics and /healthz on http://127.0.0.1:${collector.port}, ` +
+      `paasmon collect: /metrics, /healthz, /livez, /readyz on http://127.0.0.1:${collector.port}, ` +
         `polling on "${config.pollSchedule}"${routerLogs}; Ctrl-C stops`,
     );
   }
@@ -42,6 +42,9 @@ export async function collectCommand(config, { log, err }) {
       process.exit(1);
     }, 10_000).unref();
   });
-  await once(stop.signal, 'abort');
+  const fatal = await Promise.race([once(stop.signal, 'abort').then(() => undefined), collector.failed]);
   await collector.stop();
+  stop.dispose();
+  // One line on stderr and exit 1 (cli.js): e.g. the migration that failed and the server's error.
+  if (fatal) throw fatal;
 }

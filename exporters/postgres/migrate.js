@@ -1,27 +1,105 @@
 // The schema: sql/migrations/*.sql applied in order by node-pg-migrate, recorded in paasmon_migrations.
+import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
-import { withClient } from './client.js';
+import { retry } from '../../core/retry.js';
+import { isConnectionError, withClient } from './client.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../sql/migrations/', import.meta.url));
+const MIGRATIONS_TABLE = 'paasmon_migrations';
+
+/** A migration the database refused (not a lost connection): retrying it would fail the same way. */
+export class MigrationError extends Error {
+  /** @param {string} message @param {{ migration?: string, cause?: unknown }} options */
+  constructor(message, options) {
+    super(message, { cause: options.cause });
+    this.name = 'MigrationError';
+    this.migration = options.migration;
+  }
+}
+
+/** The file of a migration, as the repository names it (`sql/migrations/003_x.sql`). @param {string} name */
+function migrationFile(name) {
+  const file = fs.readdirSync(MIGRATIONS_DIR).find((f) => path.parse(f).name === name) ?? name;
+  return `sql/migrations/${file}`;
+}
 
 /**
- * Applies pending migrations under an advisory lock (safe with several collectors).
+ * Applies pending migrations under an advisory lock (safe with several collectors). A lost
+ * connection is thrown as it came (isConnectionError tells it); anything else the database refused
+ * becomes a MigrationError whose one-line message names the migration file and the server's error.
  * @param {import('pg').Pool} pool @param {import('pino').Logger} log
  * @returns {Promise<string[]>} names of the migrations applied now
  */
 export async function migrate(pool, log) {
-  const applied = await withClient(pool, (client) =>
-    runner({
-      dbClient: client,
+  /** @type {string | undefined} */
+  let current;
+  /** @type {unknown} */
+  let refused;
+  const applied = await withClient(pool, (client) => {
+    // node-pg-migrate wraps some statement errors in a message holding their stack and drops the
+    // error itself: the statement's own error is kept here as it passes.
+    const dbClient = /** @type {any} */ ({
+      query: (/** @type {any[]} */ ...args) =>
+        /** @type {Promise<any>} */ (/** @type {any} */ (client.query)(...args)).catch((err) => {
+          refused ??= err; // the first: after it, the runner's unlock fails on the aborted transaction
+          throw err;
+        }),
+    });
+    return runner({
+      dbClient,
       dir: MIGRATIONS_DIR,
       direction: 'up',
-      migrationsTable: 'paasmon_migrations',
+      migrationsTable: MIGRATIONS_TABLE,
       checkOrder: true,
       // Several paasmon processes (load-generator instances, collectors) may start together.
       advisoryLockMode: 'wait',
-      log: (message) => log.debug({ migration: message }, 'migrate'),
-    }),
-  );
+      log: (message) => {
+        current = /^### MIGRATION (\S+) \(UP\) ###$/.exec(message)?.[1] ?? current;
+        log.debug({ migration: message }, 'migrate');
+      },
+    });
+  }).catch((err) => {
+    const cause = refused ?? err;
+    if (isConnectionError(cause)) throw cause;
+    if (isConnectionError(err)) throw err;
+    const what = current ? `migration ${migrationFile(current)}` : `migrations (table ${MIGRATIONS_TABLE})`;
+    throw new MigrationError(`postgres: ${what} failed: ${describeRefusal(cause)}`, { migration: current, cause });
+  });
   return applied.map((m) => m.name);
+}
+
+/**
+ * The server's message and SQLSTATE on one line (node-pg-migrate's own errors carry a stack in
+ * their message: its first line only).
+ * @param {unknown} err
+ */
+function describeRefusal(err) {
+  const e = /** @type {any} */ (err);
+  const message = String(e?.message ?? e).split('\n')[0];
+  return e?.code ? `${message} (SQLSTATE ${e.code})` : message;
+}
+
+/**
+ * Applies migrations, retrying with backoff while the database cannot be reached (refused,
+ * unresolvable, shutting down, connection lost or timed out); any other failure ends it.
+ * @param {import('pg').Pool} pool @param {import('pino').Logger} log @param {AbortSignal} signal
+ * @returns {Promise<boolean>} false only when shutdown came first
+ * @throws {MigrationError} a migration the database refused
+ */
+export async function migrateUntilDone(pool, log, signal) {
+  try {
+    const applied = await retry(() => migrate(pool, log), {
+      backoff: { retries: Infinity, baseDelayMs: 1000, maxDelayMs: 30_000 },
+      signal,
+      retryable: isConnectionError,
+      onRetry: ({ err, delayMs }) => log.warn({ err, retryInMs: delayMs }, 'postgres: migration failed; retrying'),
+    });
+    if (applied.length) log.info({ applied }, 'postgres: migrations applied');
+    return true;
+  } catch (err) {
+    if (signal.aborted) return false;
+    throw err;
+  }
 }
