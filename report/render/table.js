@@ -20,8 +20,11 @@ export const TERMINAL_WIDTH = 100;
 const MAX_CELL = 28;
 const GAP = '  ';
 
-/** @param {string} cell */
-const clipped = (cell) => (cell.length > MAX_CELL ? `${cell.slice(0, MAX_CELL - 1)}…` : cell);
+/** Narrowest a clipped column gets so that runs stay side by side; narrower, they go in blocks. */
+const MIN_CELL = 12;
+
+/** @param {string} cell @param {number} [max] */
+const clipped = (cell, max = MAX_CELL) => (cell.length > max ? `${cell.slice(0, max - 1)}…` : cell);
 
 /**
  * `text` in lines of at most `width` columns, broken at spaces (a longer word is cut), each
@@ -72,8 +75,14 @@ function columnBlocks(widths) {
 
 /** @param {import('./sections.js').Table} table */
 function alignedTable(table) {
-  // A long value (a run's meta, a path) would make every column as wide as itself: cells are clipped.
-  const cells = [table.header, ...table.rows].map((row) => row.map((c) => clipped(printable(c))));
+  // A long value (a run's meta, a path) would make every column as wide as itself: cells are clipped,
+  // tighter when that keeps every column beside the first on one terminal line.
+  const shown = [table.header, ...table.rows].map((row) => row.map(printable));
+  const natural = table.header.map((_, i) => Math.max(...shown.map((row) => clipped(row[i]).length)));
+  const fitting = Math.floor((TERMINAL_WIDTH - natural[0]) / Math.max(1, natural.length - 1)) - GAP.length;
+  const fits = natural.slice(1).reduce((sum, w) => sum + GAP.length + w, natural[0]) <= TERMINAL_WIDTH;
+  const max = fits || fitting < MIN_CELL ? MAX_CELL : fitting;
+  const cells = shown.map((row) => row.map((c, i) => clipped(c, i ? max : MAX_CELL)));
   const widths = table.header.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
   const render = (/** @type {number[]} */ columns) =>
     cells
