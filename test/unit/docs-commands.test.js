@@ -145,6 +145,38 @@ describe('every paasmon command shown in README.md and docs/ parses', () => {
   }
 });
 
+/**
+ * The commands named in the first column of a "| command | does |" table (README's commands
+ * table), as command lines.
+ * @param {string} markdown
+ */
+export function tabledCommands(markdown) {
+  const commands = [];
+  let inTable = false;
+  for (const [i, line] of markdown.split('\n').entries()) {
+    if (/^\| command \|/.test(line)) inTable = true;
+    else if (!line.startsWith('|')) inTable = false;
+    else if (inTable && !line.startsWith('|---')) {
+      const first = line.split('|')[1];
+      for (const span of first.matchAll(/`([^`]+)`/g)) commands.push({ line: i + 1, words: shellWords(span[1]) });
+    }
+  }
+  return commands;
+}
+
+describe("every command of README.md's commands table exists", () => {
+  const commands = tabledCommands(fs.readFileSync(new URL('README.md', ROOT), 'utf8'));
+  it('finds the table', () => assert.ok(commands.length >= 12, `${commands.length} commands`));
+  it('parses each', async () => {
+    const problems = [];
+    for (const command of commands) {
+      const problem = await parseProblem(command.words);
+      if (problem) problems.push(`README.md:${command.line}: paasmon ${command.words.join(' ')}\n  ${problem}`);
+    }
+    assert.equal(problems.length, 0, problems.join('\n'));
+  });
+});
+
 describe('the checker itself', () => {
   it('rejects an unknown option, an unknown command, an unknown subcommand and a missing required option', async () => {
     assert.match(String(await parseProblem(['report', '--runs', '1', '--bogus'])), /unknown option '--bogus'/);
