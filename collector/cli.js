@@ -109,7 +109,7 @@ export function createProgram(deps, setExitCode) {
     .name('paasmon')
     .description(
       'Monitoring and metrics collection for load tests of apps on Cloud Foundry.\n' +
-        'Configuration comes from environment variables (see README).',
+        'Configuration comes from environment variables (see docs/configuration.md).',
     )
     .version(VERSION, '-V, --version', 'print the version of paasmon')
     .enablePositionalOptions();
@@ -288,7 +288,7 @@ function groupCommand(parent, name, description) {
 }
 
 const CLOUD_CONTROLLER_ENV = `
-Environment (see README, "Configuration"):
+Environment (see docs/configuration.md):
   CF_API                          Cloud Controller URL (required)
   CF_USERNAME + CF_PASSWORD       UAA password grant, or CF_CLIENT_ID + CF_CLIENT_SECRET
   CF_APPS or CF_SPACE_GUID        the apps to watch (names or GUIDs), or every app of a space

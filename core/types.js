@@ -98,7 +98,7 @@
  * @property {RecordKind} kind
  * @property {PaasmonRecord[]} records
  * @property {boolean} [countOnly] the caller counts the rows inserted and needs nothing of them:
- *   they are not read back (reading them back was 9 % of router-log ingest's CPU)
+ *   they are not read back (reading them back costs router-log ingest CPU)
  * @property {EncodedRows} [encoded] rows already encoded for COPY (then `records` is empty): the load
  *   generator encodes each request as it completes, router-log ingest each record as it is mapped,
  *   instead of keeping an object per record

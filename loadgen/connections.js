@@ -3,9 +3,9 @@
 // waits in a queue here, not in undici, so its send time is the moment it is written.
 //
 // Growth can be damped (open model): at most one new connection every GROWTH_INTERVAL_MS, and
-// none while another is connecting. undici's Pool opens one per waiting request, so a 100 ms
-// hiccup at 4000 req/s opened all 100 allowed connections for good, and a local target served
-// them at half its rate. Damped, a sustained need is still met: 100 connections within a second.
+// none while another is connecting. undici's Pool opens one per waiting request, so a short
+// hiccup at a high rate opened every allowed connection for good, and a local target served
+// them at a fraction of its rate. Damped, a sustained need is still met within a second.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildConnector, Client } from 'undici';
 

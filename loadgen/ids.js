@@ -3,12 +3,12 @@
 //
 // The 128-bit id has the UUIDv7 layout (RFC 9562): 48 bits of Unix milliseconds, then 74 random
 // bits. Ids that grow with time are appended at the right edge of loadgen_requests' primary key
-// instead of landing on a random page of it: that saved 2.5 us of PostgreSQL's CPU per recorded row
-// when a row cost 9 us (bench/loadgen.bench.js; 2-3 us now). Span ids stay fully random.
+// instead of landing on a random page of it, which costs PostgreSQL less CPU per recorded row
+// (bench/loadgen.bench.js). Span ids stay fully random.
 import crypto from 'node:crypto';
 
-// Random bytes drawn 64 KiB at a time: one randomFillSync per request took 7 % of the load
-// generator's CPU (bench/loadgen.bench.js profile).
+// Random bytes drawn 64 KiB at a time: one randomFillSync per request was a visible share of the
+// load generator's CPU (bench/loadgen.bench.js profile).
 const POOL = Buffer.alloc(64 * 1024);
 let offset = POOL.length;
 /** Bytes of randomness a request takes: 10 for the trace id, 8 for the span id. */
@@ -103,7 +103,7 @@ export function headerTemplate(fixed, correlationHeader) {
 export function drawIds({ template, names }, nowMs = Date.now()) {
   writeIds(nowMs, nextRandom());
   // One string from the buffer, cut into the four values: each toString is a call into C++ and
-  // four of them took 0.29 of drawIds' 0.37 us; slices of a string are views, not copies.
+  // four of them took most of drawIds' time; slices of a string are views, not copies.
   const text = TEXT.toString('latin1', 0, 91);
   const id = text.slice(0, 36);
   const headers = template.slice();

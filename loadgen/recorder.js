@@ -6,10 +6,10 @@
 // does not pause sending; only when every slot is busy does the producer wait (counted).
 // A written page's buffer is filled again: a new buffer per page lived long enough to reach V8's
 // old generation, and its memory, outside the heap, was freed only by a full collection, which
-// these buffers alone called for every 7 s at 4,000 requests/s, stalling sending for 10-20 ms.
-// A crash loses at most the page being filled; memory stays flat however long the run. Pages of
-// 10,000 rows: PostgreSQL spends about 0.5 us less CPU per row than on pages of 2,000 (a cost per
-// COPY transaction), on the same cores as the generator and the target (bench/loadgen.bench.js).
+// these buffers alone called for every few seconds, stalling sending.
+// A crash loses at most the page being filled; memory stays flat however long the run. Large
+// pages: PostgreSQL spends less CPU per row than on small ones (a cost per COPY transaction), on
+// the same cores as the generator and the target (bench/loadgen.bench.js).
 import { createPostgresSink } from '../exporters/postgres/sink.js';
 import { loadgenRowEncoder } from '../exporters/postgres/tables.js';
 

@@ -2,6 +2,7 @@
 // renderToSVGString): no browser, no script in the page, no request when it is opened.
 import { createRequire } from 'node:module';
 import { ConfigError } from '../core/errors.js';
+import { groupedLines, withTips } from './chart-points.js';
 
 /**
  * ECharts, an optional dependency (the app staged on Cloud Foundry leaves it out): loaded with this
@@ -25,6 +26,8 @@ function loadEcharts() {
 const echarts = loadEcharts();
 
 const MIB = 1024 * 1024;
+const THROUGHPUT = 'throughput req/s';
+const CPU_AVG = 'CPU avg % of a core';
 // Okabe-Ito: told apart with the common colour-vision deficiencies, and in grey print.
 const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#000000'];
 
@@ -39,9 +42,10 @@ let rendered = 0;
  * @param {string} id @param {string} title @param {any} option ECharts option
  * @param {number} points marks drawn for measured values (0: the chart is replaced by `empty`)
  * @param {string} empty what is missing when there is nothing to draw
+ * @param {string[][]} [tips] text shown on hover over each point, by series and data index
  * @returns {Chart}
  */
-function chart(id, title, option, points, empty) {
+function chart(id, title, option, points, empty, tips = []) {
   if (points === 0) return { id, title, svg: null, points, empty };
   const instance = echarts.init(null, null, { renderer: 'svg', ssr: true, width: 760, height: 420 });
   instance.setOption({
@@ -56,7 +60,7 @@ function chart(id, title, option, points, empty) {
   // Every chart gets its own prefix for the ids and classes zrender writes (zr0-c0, zr0-cls-1),
   // which would otherwise collide between the SVGs of one page.
   const prefix = `chart${++rendered}-`;
-  const svg = instance.renderToSVGString().replace(/\bzr\d+-/g, prefix);
+  const svg = withTips(instance.renderToSVGString().replace(/\bzr\d+-/g, prefix), tips);
   instance.dispose();
   return { id, title, svg, points, empty: null };
 }
@@ -71,34 +75,6 @@ const axis = (name, type = 'value') => ({
   nameTextStyle: { fontSize: 13 },
 });
 
-/** @param {Row} a @param {Row} b */
-const byLoad = (a, b) =>
-  (a.parallel ?? 0) - (b.parallel ?? 0) || (a.instances ?? 0) - (b.instances ?? 0) || a.run_id - b.run_id;
-
-/**
- * Series of one implementation (or label), points joined in the order of the load.
- * @param {Row[]} runs @param {(r: Row) => [any, any]} xy
- */
-function groupedLines(runs, xy) {
-  /** @type {Map<string, Array<[number, number]>>} */
-  const groups = new Map();
-  for (const run of [...runs].sort(byLoad)) {
-    const [x, y] = xy(run);
-    if (x == null || y == null || !Number.isFinite(x) || !Number.isFinite(y)) continue;
-    const key = run.implementation ?? run.label;
-    groups.set(key, [...(groups.get(key) ?? []), [x, y]]);
-  }
-  const series = [...groups].map(([name, data]) => ({
-    name,
-    type: 'line',
-    data,
-    showSymbol: true,
-    showAllSymbol: true,
-    symbolSize: 9,
-  }));
-  return { series, points: series.reduce((n, s) => n + s.data.length, 0) };
-}
-
 /** @param {Row} run */
 const runName = (run) => `${run.run_id} ${run.label}`;
 
@@ -108,7 +84,7 @@ export function reportCharts(comparison) {
   const noCpu = 'no instance samples in these runs: run `paasmon collect` during a run';
   const charts = [];
 
-  const cpu = groupedLines(runs, (r) => [r.throughput_rps, r.cpu_percent_avg]);
+  const cpu = groupedLines(runs, (r) => [r.throughput_rps, r.cpu_percent_avg], [THROUGHPUT, CPU_AVG]);
   charts.push(
     chart(
       'throughput-cpu',
@@ -120,10 +96,11 @@ export function reportCharts(comparison) {
       },
       cpu.points,
       noCpu,
+      cpu.tips,
     ),
   );
 
-  const latency = groupedLines(runs, (r) => [r.throughput_rps, r.e2e_mean_ms]);
+  const latency = groupedLines(runs, (r) => [r.throughput_rps, r.e2e_mean_ms], [THROUGHPUT, 'e2e mean ms']);
   charts.push(
     chart(
       'latency-throughput',
@@ -135,10 +112,15 @@ export function reportCharts(comparison) {
       },
       latency.points,
       'no load-generator requests in these runs',
+      latency.tips,
     ),
   );
 
-  const memory = groupedLines(runs, (r) => [r.cpu_percent_avg, r.mem_bytes_avg == null ? null : r.mem_bytes_avg / MIB]);
+  const memory = groupedLines(
+    runs,
+    (r) => [r.cpu_percent_avg, r.mem_bytes_avg == null ? null : r.mem_bytes_avg / MIB],
+    [CPU_AVG, 'memory avg MiB'],
+  );
   charts.push(
     chart(
       'memory-cpu',
@@ -150,6 +132,7 @@ export function reportCharts(comparison) {
       },
       memory.points,
       noCpu,
+      memory.tips,
     ),
   );
 

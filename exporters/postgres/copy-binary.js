@@ -62,8 +62,8 @@ export function timestampEncoder() {
 }
 
 /**
- * A router_requests row takes 270 bytes with a path of a dozen characters (bench/ingest.bench.js),
- * more with longer ones; the buffer doubles when rows are longer still.
+ * A router_requests row takes a few hundred bytes with a short path, more with longer ones; the
+ * buffer doubles when rows are longer still.
  */
 const BYTES_PER_ROW_HINT = 384;
 

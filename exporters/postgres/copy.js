@@ -46,8 +46,8 @@ export function binaryRows(spec, records, rowsHint) {
 const columnList = (spec) => spec.columns.map(([c]) => c).join(', ');
 
 /**
- * Lines joined into chunks of about 1 MiB: written one line at a time, COPY spent a quarter of an
- * ingest in socket writes (bench/ingest.bench.js profile).
+ * Lines joined into chunks of about 1 MiB: written one line at a time, COPY spent much of an ingest
+ * in socket writes (bench/ingest.bench.js profile).
  * @param {Iterable<string>} lines @param {{ lines: number }} [count] counts the lines
  */
 function* chunked(lines, count = { lines: 0 }) {
@@ -125,8 +125,8 @@ export async function copyInsert(client, spec, lines, { readBack = true } = {}) 
  * table, under a savepoint, and only when a row is already there (a unique violation: a window
  * read again, a row twice in the page) the staging table's keyed insert, after rolling back to the
  * savepoint. Most pages hold only new rows, and the staging table's extra write and read cost
- * PostgreSQL about a quarter of its CPU per row (alternating ingests of 500,000 router documents:
- * 3.9-4.4 s instead of 5.3-5.8). Runs inside the caller's transaction.
+ * PostgreSQL a large part of its CPU per row (bench/ingest.bench.js). Runs inside the caller's
+ * transaction.
  * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | EncodedRows} lines
  * @returns {Promise<number>} how many rows were inserted now
  */

@@ -11,6 +11,7 @@ figure { margin: 2em 0; } figcaption { font-weight: bold; margin-bottom: .5em; }
 table { border-collapse: collapse; margin: 1em 0; font-size: 13px; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f3f3f3; text-align: left; } .note { color: #8a4b00; }
+.legend { font-size: 13px; color: #444; }
 `;
 
 /** @param {import('./sections.js').Table} table */
@@ -26,7 +27,10 @@ function htmlTable(table) {
           .join('')}</tr>`,
     )
     .join('\n');
-  return `<h2>${escapeHtml(table.title)}</h2>\n<table>\n${head}\n${body}\n</table>`;
+  const legend = table.legend?.length
+    ? `\n<ul class="legend">${table.legend.map((l) => `<li>${escapeHtml(l)}</li>`).join('\n')}</ul>`
+    : '';
+  return `<h2>${escapeHtml(table.title)}</h2>\n<table>\n${head}\n${body}\n</table>${legend}`;
 }
 
 /** @param {import('../comparison.js').Comparison} comparison */

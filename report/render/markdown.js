@@ -13,11 +13,13 @@ export function escapeMarkdown(text) {
 /** @param {import('./sections.js').Table} table */
 function markdownTable(table) {
   const row = (/** @type {string[]} */ cells) => `| ${cells.map(escapeMarkdown).join(' | ')} |`;
-  return [
+  const lines = [
     row(table.header),
     `|${table.numeric.map((n) => (n ? '---:' : ':---')).join('|')}|`,
     ...table.rows.map(row),
-  ].join('\n');
+  ];
+  const legend = (table.legend ?? []).map((line) => `- ${escapeMarkdown(line)}`);
+  return [...lines, ...(legend.length ? ['', 'where', '', ...legend] : [])].join('\n');
 }
 
 /** @param {import('../comparison.js').Comparison} comparison */

@@ -3,7 +3,7 @@
 import { RUN_COLUMNS, formatValue } from '../columns.js';
 
 /**
- * @typedef {{ title: string, header: string[], rows: string[][], numeric: boolean[] }} Table
+ * @typedef {{ title: string, header: string[], rows: string[][], numeric: boolean[], legend?: string[] }} Table
  * @typedef {{ title: string, lines: string[] }} Text
  * @typedef {{ tables: Table[], scaling: Text, notes: Text }} Sections
  */
@@ -35,6 +35,7 @@ export function comparisonSections(comparison) {
         ...runs.map((r) => formatValue(r[column.key], column)),
       ]),
       numeric: [false, ...runs.map(() => true)],
+      legend: RUN_COLUMNS.flatMap((c) => (c.definition ? [`${c.header}: ${c.definition}`] : [])),
     },
   ];
   const repeated = comparison.rounds.filter((r) => r.rounds > 1);
@@ -55,7 +56,7 @@ export function comparisonSections(comparison) {
         'throughput req/s',
         'e2e mean ms',
         'e2e p95 ms',
-        'CPU avg % of 1 core',
+        'CPU avg % of a core',
         'req/min per CPU %',
       ],
       rows: repeated.map((r) => [

@@ -129,15 +129,42 @@ test('table: units in the headings, runs side by side, control characters of dat
   for (const heading of [
     'throughput req/s',
     'e2e p95 ms',
-    'CPU avg % of 1 core',
-    'req/min per CPU % (avg, table 7.2)',
-    'CPU utilised % of capacity (peak, table 7.1)',
+    'CPU avg % of a core',
+    'req/min per CPU %',
+    'CPU utilised %',
     'memory avg MiB',
   ])
-    assert.ok(stdout.includes(heading), heading);
+    assert.match(stdout, new RegExp(`^${heading.replace(/[/%]/g, '\\$&')}  `, 'm'), `row ${heading}`);
+  // The definitions are in the legend below the table, not in the row names.
+  assert.match(stdout, /^ {2}CPU utilised %: CPU peak \/ CPU capacity \(thesis table 7\.1\)$/m);
+  assert.match(stdout, /^ {2}req\/min per CPU %: throughput req\/min \/ CPU avg \(thesis table 7\.2\)$/m);
+  assert.match(stdout, /^ {2}behind router mean ms: response_time - gorouter_time: the app$/m);
   assert.match(stdout.split('\n')[1], new RegExp(`figure\\s+run ${scaling[0]}\\s+run ${scaling[1]}`));
   assert.ok(stdout.includes('/a "quoted", comma\\nnewline'), 'the newline of the path is shown as \\n');
   assert.match(stdout, /Missing data/);
+});
+
+test('table: every line fits a 100-column terminal, with every run and figure still shown', async () => {
+  const { code, stdout, stderr } = await report(['--runs', all()]);
+  assert.equal(code, 0, stderr);
+  const wide = stdout.split('\n').filter((line) => [...line].length > 100);
+  assert.deepEqual(wide, [], `lines over 100 columns:\n${wide.join('\n')}`);
+  // Eight runs do not fit side by side: they come in blocks, each with the figure names.
+  for (const id of [...scaling, hostile, missing]) assert.match(stdout, new RegExp(`\\brun ${id}\\b`), `run ${id}`);
+  const blocks = stdout.split('\n').filter((line) => /^figure\s+run \d+/.test(line));
+  assert.ok(blocks.length >= 2, `runs in ${blocks.length} block(s)`);
+  assert.equal(stdout.split('\n').filter((line) => line.startsWith('throughput req/s ')).length, blocks.length);
+  const json = JSON.parse((await report(['--runs', all(), '--format', 'json'])).stdout);
+  const shown = stdout
+    .split('\n')
+    .filter((line) => line.startsWith('throughput req/s '))
+    .flatMap((line) => line.split(/\s{2,}/).slice(1));
+  assert.deepEqual(
+    shown,
+    json.runs
+      .map((/** @type {any} */ r) => (r.throughput_rps == null ? '' : r.throughput_rps.toFixed(1)))
+      .filter(Boolean),
+  );
 });
 
 test('md: hostile labels, meta values and paths come out inert and intact', async () => {
@@ -301,6 +328,47 @@ test('html: self-contained, opens offline in headless Chromium with every chart 
         expectedMarks[/** @type {keyof typeof expectedMarks} */ (id)],
         `${id}: one visible mark per measured value`,
       );
+    }
+    // The scatter charts say which point is which run, and show its numbers on hover (an SVG <title>).
+    const points = await page.$$eval('figure[data-chart]', (figures) =>
+      figures.map((f) => ({
+        id: f.getAttribute('data-chart'),
+        tips: [...f.querySelectorAll('[ecmeta_ssr_type="chart"]')].map(
+          (m) => m.querySelector(':scope > title')?.textContent,
+        ),
+        texts: [...f.querySelectorAll('svg text')].map((x) => x.textContent),
+      })),
+    );
+    /** @type {Record<string, [string, string]>} */
+    const scatter = {
+      'throughput-cpu': ['throughput_rps', 'cpu_percent_avg'],
+      'latency-throughput': ['throughput_rps', 'e2e_mean_ms'],
+      'memory-cpu': ['cpu_percent_avg', 'mem_bytes_avg'],
+    };
+    for (const [id, [xKey, yKey]] of Object.entries(scatter)) {
+      const chart = /** @type {{ tips: (string | undefined)[], texts: string[] }} */ (points.find((c) => c.id === id));
+      const drawn = runs.filter((r) => r[xKey] != null && r[yKey] != null);
+      assert.equal(chart.tips.length, drawn.length, id);
+      for (const run of drawn) {
+        // The scaling series varies parallel requests; the others are single runs: instances, if known.
+        const load =
+          run.implementation === 'nodejs'
+            ? `${run.parallel} parallel · `
+            : run.instances != null
+              ? `${run.instances} inst · `
+              : run.parallel != null
+                ? `${run.parallel} parallel · `
+                : '';
+        assert.ok(
+          chart.texts.includes(`${load}run ${run.run_id}`),
+          `${id}: label of run ${run.run_id} in ${chart.texts}`,
+        );
+        const tip = chart.tips.find((t) => t?.startsWith(`run ${run.run_id} `));
+        assert.ok(tip, `${id}: hover text of run ${run.run_id} in ${JSON.stringify(chart.tips)}`);
+        const y = yKey === 'mem_bytes_avg' ? run[yKey] / 1024 / 1024 : run[yKey];
+        for (const value of [run[xKey], y])
+          assert.ok(tip.includes(String(Number(value.toPrecision(5)))), `${id}: ${tip}`);
+      }
     }
     assert.equal(problems.length, 0, problems.join('\n'));
     assert.deepEqual(requests, [`file://${file}`], 'nothing loaded but the file itself');

@@ -74,8 +74,7 @@ export function createRouterLogSource(config, deps = {}) {
      * The documents of [from, to), mapped, page by page in timestamp order. With `encode`, each
      * record is handed to it as soon as it is mapped and the page carries what it returns instead of
      * records: no record outlives V8's next young-generation collection, so none is copied or
-     * promoted (alternating runs of bench/ingest.bench.js: paasmon's CPU 15 % less, its young
-     * collections 0.7 instead of 1.3 s and its full ones 28 instead of 45 in 500,000 documents).
+     * promoted (fewer and shorter collections, less CPU: bench/ingest.bench.js).
      * @param {{ from: string, to: string, signal?: AbortSignal }} window
      * @param {{ encode?: (records: Iterable<import('./gorouter.js').RouterRequest>, count: number) =>
      *   import('../../../core/types.js').EncodedRows | undefined }} [options] `count`: the page's
@@ -101,8 +100,7 @@ export function createRouterLogSource(config, deps = {}) {
           for (let i = 0; i < documents; i++) {
             const hit = hits[i];
             // Each document is let go of once it is mapped: when V8 collects the young generation
-            // meanwhile, it copies only the rest of the page (alternating runs of bench/ingest.bench.js:
-            // 32,100-34,800 documents/s instead of 30,100-31,800, paasmon's CPU 6 % less on average).
+            // meanwhile, it copies only the rest of the page (bench/ingest.bench.js).
             hits[i] = /** @type {any} */ (undefined);
             const result = mapDocument(hit._source, mapping);
             if (result.ok) {

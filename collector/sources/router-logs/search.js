@@ -32,16 +32,14 @@ function atLeast(a, b) {
 /**
  * Pages of about this many characters of response (a byte each, for JSON in ASCII). What the reader
  * holds is a page or two, text and parsed documents: counting bytes, not documents, bounds that
- * after the first page for documents of any size. With the bench's 860-byte documents (alternating
- * runs, bench/ingest.bench.js): pages of 1.5 MiB (about 1,800 documents) 31,800-32,600 docs/s at
- * 134-137 MB peak RSS; 2 MiB 31,600-31,900 at 141-149 MB, with 11 % more of paasmon's CPU (presumably
- * V8 copying more of a page's parsed documents that are still alive when it collects the young
- * generation); 1 MiB 29,900-31,700 at 131-134 MB.
+ * after the first page for documents of any size. Larger pages read no faster and cost more memory
+ * and CPU (V8 copies more of a page's parsed documents that are still alive when it collects the
+ * young generation); smaller ones read slower (bench/ingest.bench.js, bench/README.md).
  */
 export const PAGE_BYTES = 1.5 * 1024 * 1024;
 /** The first page, before the size of a document is known. */
 export const FIRST_PAGE = 1000;
-/** A scroll keeps the size it was opened with: 1.7 MB of the bench's 860-byte documents. */
+/** A scroll keeps the size it was opened with: about PAGE_BYTES of the bench's documents. */
 export const SCROLL_PAGE = 2000;
 const MOST_PER_PAGE = 10_000;
 
@@ -180,9 +178,8 @@ export function createSearchClient(search, deps = {}) {
    * read differs from the number the window held when the read began.
    *
    * Each document comes whole: filtering `_source` made the search server parse and write every
-   * document again (14 instead of 9 us of its CPU per document, a warm OpenSearch, README
-   * "Benchmarks"), on a cluster that is busy indexing the load test's own logs meanwhile; whole,
-   * it sends the bytes it stored.
+   * document again (far more of its CPU per document, bench/README.md), on a cluster that is busy
+   * indexing the load test's own logs meanwhile; whole, it sends the bytes it stored.
    * @param {{ query: object, sortField: string, signal?: AbortSignal }} request
    * @returns {AsyncGenerator<Page>}
    */
