@@ -85,7 +85,10 @@ describe('paasmon demo', () => {
 
   it('runs the whole chain at 1 and 2 instances: CPU, router records, every request correlated; leaves nothing behind', async () => {
     const tmpBefore = demoDirs();
-    const demo = startDemo(['--duration', '5s', '--instances', '1,2', '--out', out], { DATABASE_URL: db.url });
+    const demo = startDemo(
+      ['--impl', 'node', '--parallel', '8', '--duration', '5s', '--instances', '1,2', '--out', out],
+      { DATABASE_URL: db.url },
+    );
     const exit = await exitWithin(demo.exited, 110_000);
     assert.equal(exit.code, 0, `${demo.output.stdout}\n${demo.output.stderr}`);
     const seen = await assertNothingLeft(demo, tmpBefore);
@@ -169,7 +172,10 @@ describe('paasmon demo', () => {
 
   it('stops everything when interrupted with SIGINT in the middle of a run (embedded PostgreSQL)', async () => {
     const tmpBefore = demoDirs();
-    const demo = startDemo(['--duration', '60s', '--instances', '1', '--out', out], {});
+    const demo = startDemo(
+      ['--impl', 'node', '--parallel', '8', '--duration', '60s', '--instances', '1', '--out', out],
+      {},
+    );
     await waitFor(() => demo.tree.alive().some((p) => / loadgen --url /.test(p.cmd)), {
       timeoutMs: 90_000,
       what: `the run to start\n${demo.output.stdout}\n${demo.output.stderr}`,
@@ -188,7 +194,10 @@ describe('paasmon demo', () => {
 
   it('fails at once, stopping everything, when a process it needs dies mid-run', async () => {
     const tmpBefore = demoDirs();
-    const demo = startDemo(['--duration', '60s', '--instances', '1', '--out', out], { DATABASE_URL: db.url });
+    const demo = startDemo(
+      ['--impl', 'node', '--parallel', '8', '--duration', '60s', '--instances', '1', '--out', out],
+      { DATABASE_URL: db.url },
+    );
     const collect = await waitFor(
       () =>
         demo.tree.alive().some((p) => / loadgen --url /.test(p.cmd)) &&
@@ -204,9 +213,12 @@ describe('paasmon demo', () => {
 
   it('--keep stays up with Prometheus scraping collect until Ctrl-C, then stops everything and exits 0', async () => {
     const tmpBefore = demoDirs();
-    const demo = startDemo(['--duration', '2s', '--instances', '1', '--parallel', '2', '--keep', '--out', out], {
-      DATABASE_URL: db.url,
-    });
+    const demo = startDemo(
+      ['--impl', 'node', '--duration', '2s', '--instances', '1', '--parallel', '2', '--keep', '--out', out],
+      {
+        DATABASE_URL: db.url,
+      },
+    );
     await waitFor(() => /everything stays up until Ctrl-C/.test(demo.output.stdout), {
       timeoutMs: 90_000,
       what: `the demo to stay up\n${demo.output.stdout}\n${demo.output.stderr}`,

@@ -1,0 +1,62 @@
+// The demo's flags, checked: which implementations, instance counts, load levels and CPU entitlement.
+import path from 'node:path';
+import { ConfigError } from '../../../core/errors.js';
+import { IMPLEMENTATIONS } from '../../../sandbox/instance-command.js';
+import { durationFlag, numberFlag } from '../flags.js';
+
+/**
+ * @typedef {object} DemoFlags
+ * @property {string} duration
+ * @property {string} instances
+ * @property {string} impl
+ * @property {string} parallel
+ * @property {string} coresPerInstance
+ * @property {boolean} [keep]
+ * @property {string} out
+ */
+
+/**
+ * A comma list of whole numbers within [min, max].
+ * @param {string} text @param {string} flag @param {number} min @param {number} max @param {string} example
+ */
+function countList(text, flag, min, max, example) {
+  const items = text.split(',').map((s) => s.trim());
+  if (!items.length || items.some((n) => !/^\d+$/.test(n) || Number(n) < min || Number(n) > max)) {
+    throw new ConfigError(
+      `${flag} must be a comma list of whole numbers from ${min} to ${max} such as ${example}, ` +
+        `got ${JSON.stringify(text)}`,
+      { variable: flag },
+    );
+  }
+  return [...new Set(items.map(Number))];
+}
+
+/** @param {DemoFlags} flags */
+export function demoOptions(flags) {
+  const durationMs = /** @type {number} */ (durationFlag(flags.duration, '--duration'));
+  const instances = countList(flags.instances, '--instances', 1, 16, '1,2,4');
+  const impls = [...new Set(flags.impl.split(',').map((s) => s.trim()))];
+  if (!impls.length || impls.some((impl) => !IMPLEMENTATIONS.includes(impl))) {
+    throw new ConfigError(
+      `--impl must be a comma list of ${IMPLEMENTATIONS.join(', ')} (the sample apps shipped in sandbox/), ` +
+        `got ${JSON.stringify(flags.impl)}`,
+      { variable: '--impl' },
+    );
+  }
+  const parallel = countList(flags.parallel, '--parallel', 1, 1000, '1,2,4,8,16,32');
+  const coresPerInstance = /** @type {number} */ (
+    numberFlag(flags.coresPerInstance ?? '1', '--cores-per-instance', { integer: true, min: 1 })
+  );
+  return {
+    durationMs,
+    durationText: flags.duration,
+    instances,
+    impls,
+    parallel,
+    coresPerInstance,
+    keep: Boolean(flags.keep),
+    out: path.resolve(flags.out),
+  };
+}
+
+/** @typedef {ReturnType<typeof demoOptions>} DemoOptions */
