@@ -35,7 +35,7 @@ class Interrupted extends Error {}
 export async function demoCommand(config, { log, out }, flags) {
   const options = demoOptions(flags);
   // Not settings: what the demo's children need to run (PATH) and where they may keep files (HOME).
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PAASMON_JDBC_JAR: process.env.PAASMON_JDBC_JAR };
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PAASMON_JDBC_JAR: config.jdbcJar };
   if (!fs.existsSync('/proc/self/stat'))
     throw new ConfigError('paasmon demo needs Linux: instance CPU and memory are read from /proc', {
       variable: 'demo',

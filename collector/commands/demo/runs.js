@@ -7,6 +7,8 @@ import { startRun, stopRun } from '../../../exporters/postgres/queries/runs.js';
 
 const CLI = fileURLToPath(new URL('../../cli.js', import.meta.url));
 export const START_TIMEOUT_MS = 60_000;
+/** Requests straight to each new instance before its runs: a JVM's JIT compiles the hot paths first. */
+const WARM_UP_MS = 2000;
 /** How long the router records of a finished run may take to be ingested and matched. */
 const CORRELATION_TIMEOUT_MS = 30_000;
 
@@ -17,7 +19,7 @@ const CORRELATION_TIMEOUT_MS = 30_000;
  * @property {(line: string) => void} out
  * @property {import('./options.js').DemoOptions} options
  * @property {string[]} impls the implementations that run here
- * @property {{ routerUrl: string, scale: (n: number, impl: string) => Promise<unknown> }} platform
+ * @property {{ routerUrl: string, scale: (n: number, impl: string) => Promise<Array<{ port: number }>> }} platform
  * @property {import('../../../sandbox/supervisor.js').Child} collect
  * @property {ReturnType<typeof import('../../../sandbox/supervisor.js').createSupervisor>} supervisor
  * @property {Record<string, string>} env of loadgen
@@ -41,6 +43,18 @@ export async function waitUntil(check, timeoutMs, what) {
   }
 }
 
+/**
+ * Four requests at a time to each instance for WARM_UP_MS, bypassing the router (so in no run).
+ * @param {string[]} urls
+ */
+async function warmUp(urls) {
+  const until = Date.now() + WARM_UP_MS;
+  const loop = async (/** @type {string} */ url) => {
+    while (Date.now() < until) await (await fetch(url)).arrayBuffer();
+  };
+  await Promise.all(urls.flatMap((url) => [url, url, url, url].map(loop)));
+}
+
 /** @param {string} impl @param {number} instances @param {number | null} parallel shown when it varies */
 export function runLabel(impl, instances, parallel) {
   const base = `${impl} ${instances} instance${instances === 1 ? '' : 's'}`;
@@ -56,7 +70,8 @@ export async function runSweep(ctx) {
   for (const impl of impls) {
     for (const instances of options.instances) {
       const scaledAt = new Date();
-      await unlessInterrupted(ctx.platform.scale(instances, impl));
+      const started = await unlessInterrupted(ctx.platform.scale(instances, impl));
+      await unlessInterrupted(warmUp(started.map(({ port }) => `http://127.0.0.1:${port}/api/board`)));
       // The runs start once collect has seen every new instance running, so its CPU is in the run.
       await unlessInterrupted(
         waitUntil(

@@ -70,15 +70,20 @@ function mean(runs, key) {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
 }
 
+/** X(∞) = λ/σ without coherency (κ = 0). @param {import('../../../report/usl.js').UslFit} fit */
+const ceiling = (fit) => (fit.sigma > 0 ? (fit.lambda / fit.sigma).toFixed(1) : '∞');
+
 /** @param {Comparison} comparison @returns {string[]} */
 export function scalingLines(comparison) {
   return comparison.scaling.map((s) => {
     if (!s.fit) return `${s.key}: ${s.message}`;
     const { sigma, kappa, peakN, peakThroughput } = s.fit;
     const peak =
-      peakN === null ? 'no peak (κ = 0)' : `N* = ${peakN} ${s.by === 'instances' ? 'instances' : 'in flight'}`;
-    const at = peakThroughput === null ? '' : `, X(N*) = ${peakThroughput.toFixed(1)} req/s`;
-    return `${s.key}: σ = ${sigma.toPrecision(3)}, κ = ${kappa.toPrecision(3)}, ${peak}${at} (${s.points.length} runs)`;
+      peakN === null
+        ? `no peak (κ = 0): X levels off towards λ/σ = ${ceiling(s.fit)} req/s`
+        : `N* = ${peakN} ${s.by === 'instances' ? 'instances' : 'in flight'}, ` +
+          `X(N*) = ${peakThroughput?.toFixed(1)} req/s`;
+    return `${s.key}: σ = ${sigma.toPrecision(3)}, κ = ${kappa.toPrecision(3)}, ${peak} (${s.points.length} runs)`;
   });
 }
 
@@ -106,7 +111,7 @@ export function closingSentences(comparison) {
   }
   const peaks = comparison.scaling.map((s) => {
     if (!s.fit) return `${s.key}: no fit`;
-    if (s.fit.peakN === null) return `${s.key} did not stop within the loads measured (κ = 0)`;
+    if (s.fit.peakN === null) return `${s.key} levelled off without a peak (κ = 0) towards ${ceiling(s.fit)} req/s`;
     const unit = s.by === 'instances' ? 'instances' : 'in flight';
     return `${s.key} at N* = ${s.fit.peakN} ${unit} (${s.fit.peakThroughput?.toFixed(0)} req/s)`;
   });
