@@ -233,6 +233,7 @@ export function createProgram(deps, setExitCode) {
     .option('--instances <list>', 'instance counts: the app restarted at each', '1')
     .option('--impl <list>', 'sample app implementations, node and/or java', 'node,java')
     .option('--parallel <list>', 'requests in flight: one run each (at each instance count)', '1,2,4,8,16,32')
+    .option('--rate <list>', 'open model: requests per second, one run each after the --parallel runs')
     .option('--cores-per-instance <n>', "each instance's CPU entitlement, pinned with taskset", '1')
     .option('--keep', 'stay up after the runs (with Prometheus when installed) until Ctrl-C')
     .option('--out <dir>', 'where the comparison is written', 'paasmon-demo')

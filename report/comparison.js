@@ -138,8 +138,10 @@ export function scalingFits(runs, scaleBy) {
       .sort((a, b) => (a ?? 0) - (b ?? 0))
       .map((value) => {
         const unit = other === 'instances' ? `instance${value === 1 ? '' : 's'}` : 'in flight';
+        // Runs without parallel requests are the open model's (a rate instead).
+        const unset = `${key}, ${other === 'parallel' ? 'open model' : 'no instance count'}`;
         return groupFit(
-          `${key} at ${value} ${unit}`,
+          value == null ? unset : `${key} at ${value} ${unit}`,
           members.filter((m) => m[other] === value),
           scaleBy,
         );

@@ -165,10 +165,11 @@ async function runDemo({ config, log, out, env, options, tmp, startEmbedded, sup
   const baseEnv = { PATH: env.PATH ?? '', HOME: env.HOME ?? tmp, CORRELATION_HEADER: config.correlationHeader };
 
   const { impls, settings } = await unlessInterrupted(prepareImplementations(options, env, tmp, out));
-  const runs = impls.length * options.instances.length * options.parallel.length;
+  const runs = impls.length * options.instances.length * options.loads.length;
+  const rates = options.rates.length ? ` and ${options.rates.join(', ')} req/s offered` : '';
   out(
     `paasmon demo: ${impls.join(' and ')} sample app "${APP}" at ${options.instances.join(', ')} instance(s) ` +
-      `x ${options.parallel.join(', ')} requests in flight, ${options.durationText} each (${runs} runs), ` +
+      `x ${options.parallel.join(', ')} requests in flight${rates}, ${options.durationText} each (${runs} runs), ` +
       `${options.coresPerInstance} core${options.coresPerInstance === 1 ? '' : 's'} per instance`,
   );
   const services = await startServices({

@@ -107,7 +107,7 @@ describe('paasmon demo --impl node,java', () => {
   it('runs Node.js alone, with one line on what to install, where java is not on PATH', async () => {
     fs.symlinkSync(process.execPath, path.join(noJavaBin, 'node'));
     const tmpBefore = demoDirs();
-    const args = ['--impl', 'node,java', '--duration', '2s', '--instances', '1', '--parallel', '2'];
+    const args = ['--impl', 'node,java', '--duration', '2s', '--instances', '1', '--parallel', '2', '--rate', '40'];
     const demo = startDemo([...args, '--out', out], { DATABASE_URL: db.url, PATH: noJavaBin });
     const exit = await exitWithin(demo.exited, 180_000);
     assert.equal(exit.code, 0, `${demo.output.stdout}\n${demo.output.stderr}`);
@@ -123,8 +123,19 @@ describe('paasmon demo --impl node,java', () => {
     assert.match(demo.output.stdout, /CPU limit not applied: no taskset on PATH/, 'said when not pinned');
     const seen = await assertNothingLeft(demo, tmpBefore);
     assert.equal(seen.filter((p) => isJavaInstance(p.cmd)).length, 0);
-    const last = (await db.query('SELECT implementation FROM test_runs ORDER BY id DESC LIMIT 1')).rows[0];
-    assert.equal(last.implementation, 'node');
+    const last = (await db.query('SELECT * FROM test_runs ORDER BY id DESC LIMIT 2')).rows.reverse();
+    assert.deepEqual(
+      last.map((r) => [r.implementation, r.label, r.parallel, r.meta.rate]),
+      [
+        ['node', 'node 1 instance, 2 in flight', 2, undefined],
+        ['node', 'node 1 instance, 40 req/s offered', null, '40'],
+      ],
+      'a closed-model run, then an open-model one at the --rate step',
+    );
+    const [open] = await correlationCounts(db.pool, last[1].id);
+    const expected = 40 * 2;
+    assert.ok(Math.abs(open.requests - expected) <= 8, `about 40 req/s for 2 s: ${open.requests}`);
+    assert.equal(open.matched, open.requests);
   });
 
   it('stops the Java instances and everything else on Ctrl-C during a Java run', async () => {

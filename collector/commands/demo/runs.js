@@ -55,16 +55,20 @@ async function warmUp(urls) {
   await Promise.all(urls.flatMap((url) => [url, url, url, url].map(loop)));
 }
 
-/** @param {string} impl @param {number} instances @param {number | null} parallel shown when it varies */
-export function runLabel(impl, instances, parallel) {
+/**
+ * @param {string} impl @param {number} instances
+ * @param {{ parallel?: number, rate?: number }} load @param {boolean} named whether the load is in the label
+ */
+export function runLabel(impl, instances, load, named) {
   const base = `${impl} ${instances} instance${instances === 1 ? '' : 's'}`;
-  return parallel === null ? base : `${base}, ${parallel} in flight`;
+  if (load.rate !== undefined) return `${base}, ${load.rate} req/s offered`;
+  return named ? `${base}, ${load.parallel} in flight` : base;
 }
 
 /** Every run, in order. @param {RunContext} ctx @returns {Promise<number[]>} run ids */
 export async function runSweep(ctx) {
   const { options, impls, out, unlessInterrupted } = ctx;
-  const total = impls.length * options.instances.length * options.parallel.length;
+  const total = impls.length * options.instances.length * options.loads.length;
   /** @type {number[]} */
   const runIds = [];
   for (const impl of impls) {
@@ -87,10 +91,10 @@ export async function runSweep(ctx) {
           () => `collect to see ${instances} running instance(s); collect's last output:\n${ctx.collect.tail()}`,
         ),
       );
-      for (const parallel of options.parallel) {
-        const label = runLabel(impl, instances, options.parallel.length > 1 ? parallel : null);
+      for (const load of options.loads) {
+        const label = runLabel(impl, instances, load, options.loads.length > 1);
         out(`[4/5] run ${runIds.length + 1} of ${total}: ${label}`);
-        runIds.push(await oneRun(ctx, { impl, instances, parallel, label }));
+        runIds.push(await oneRun(ctx, { impl, instances, load, label }));
       }
     }
   }
@@ -99,9 +103,9 @@ export async function runSweep(ctx) {
 
 /**
  * @param {RunContext} ctx
- * @param {{ impl: string, instances: number, parallel: number, label: string }} run
+ * @param {{ impl: string, instances: number, load: { parallel?: number, rate?: number }, label: string }} run
  */
-async function oneRun(ctx, { impl, instances, parallel, label }) {
+async function oneRun(ctx, { impl, instances, load, label }) {
   const { pool, options, unlessInterrupted } = ctx;
   const url = `${ctx.platform.routerUrl}/api/board`;
   const runId = await startRun(pool, {
@@ -109,11 +113,13 @@ async function oneRun(ctx, { impl, instances, parallel, label }) {
     appName: ctx.app,
     implementation: impl,
     instances,
-    parallel,
+    parallel: load.parallel,
     coresPerInstance: options.coresPerInstance,
-    meta: { demo: 'true', url, duration: options.durationText },
+    meta: { demo: 'true', url, duration: options.durationText, ...(load.rate ? { rate: String(load.rate) } : {}) },
   });
-  const args = ['loadgen', '--url', url, '--duration', options.durationText, '--parallel', String(parallel)];
+  // Closed model (requests in flight) or open model (a rate on a fixed schedule).
+  const model = load.rate === undefined ? ['--parallel', String(load.parallel)] : ['--rate', String(load.rate)];
+  const args = ['loadgen', '--url', url, '--duration', options.durationText, ...model];
   const loadgen = ctx.supervisor.start(`loadgen-${runId}`, CLI, [...args, '--run', String(runId)], { env: ctx.env });
   const exit = await unlessInterrupted(liveProgress({ ...ctx, runId, exited: loadgen.exited }));
   if (exit.code !== 0)

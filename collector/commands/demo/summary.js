@@ -12,6 +12,7 @@ const COLUMNS = /** @type {const} */ ([
   ['run', 'run_id', 0],
   ['instances', 'instances', 0],
   ['in flight', 'parallel', 0],
+  ['offered req/s', 'rate', 0],
   ['req/s', 'throughput_rps', 1],
   ['e2e mean ms', 'e2e_mean_ms', 2],
   ['e2e p95 ms', 'e2e_p95_ms', 2],
@@ -48,15 +49,19 @@ export async function writeComparison(pool, runIds, scaleBy, outDir) {
   return { comparison, files };
 }
 
+/** @param {Record<string, any>} run @param {string} key */
+function figure(run, key) {
+  if (key === 'rate') return run.meta?.rate === undefined ? null : Number(run.meta.rate);
+  return key === 'mem_bytes_avg' ? run[key] / 1024 / 1024 : run[key];
+}
+
 /** One table per implementation, a row per run. @param {Comparison} comparison */
 export function implementationTables(comparison) {
   const impls = [...new Set(comparison.runs.map((r) => r.implementation ?? r.label))];
   return impls.map((impl) => {
     const rows = comparison.runs
       .filter((r) => (r.implementation ?? r.label) === impl)
-      .map((r) =>
-        COLUMNS.map(([, key, digits]) => cell(key === 'mem_bytes_avg' ? r[key] / 1024 / 1024 : r[key], digits)),
-      );
+      .map((r) => COLUMNS.map(([, key, digits]) => cell(figure(r, key), digits)));
     const header = COLUMNS.map(([name]) => name);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
     const lines = [header, ...rows].map((row) => row.map((c, i) => c.padStart(widths[i])).join('  '));
