@@ -146,7 +146,17 @@ describe('paasmon demo --impl node,java', () => {
       timeoutMs: 120_000,
       what: `the run to start\n${demo.output.stdout}\n${demo.output.stderr}`,
     });
-    assert.equal(demo.tree.alive().filter((p) => isJavaInstance(p.cmd)).length, 2);
+    const javas = demo.tree.alive().filter((p) => isJavaInstance(p.cmd));
+    assert.equal(javas.length, 2);
+    // Each instance pinned to one core of its own (taskset, --cores-per-instance 1).
+    const allowed = javas.map(
+      (p) => /^Cpus_allowed_list:\s*(\S+)$/m.exec(fs.readFileSync(`/proc/${p.pid}/status`, 'utf8'))?.[1],
+    );
+    assert.ok(
+      allowed.every((list) => /^\d+$/.test(list ?? '')),
+      `one CPU each: ${allowed}`,
+    );
+    if (os.cpus().length > 1) assert.notEqual(allowed[0], allowed[1], 'side by side, not on the same core');
     demo.child.kill('SIGINT');
     const exit = await exitWithin(demo.exited, 30_000);
     assert.equal(exit.code, 130, `${demo.output.stdout}\n${demo.output.stderr}`);
