@@ -237,12 +237,14 @@ export function createProgram(deps, setExitCode) {
     .command('demo')
     .description(
       'the whole chain on this machine, no Cloud Foundry account: sample app, router and Cloud Controller ' +
-        'stand-ins, collect, one loadgen run per instance count, the comparison',
+        'stand-ins, collect, one loadgen run per implementation, instance count and load, the comparison',
     )
-    .option('--duration <d>', 'load of each run', '20s')
-    .option('--instances <list>', 'instance counts, one run each', '1,2,4')
-    .option('--impl <name>', 'sample app implementation', 'node')
-    .option('--parallel <p>', 'requests in flight during each run', '8')
+    .option('--duration <d>', 'load of each run', '3s')
+    .option('--instances <list>', 'instance counts: the app restarted at each', '1')
+    .option('--impl <list>', 'sample app implementations, node and/or java', 'node,java')
+    .option('--parallel <list>', 'requests in flight: one run each (at each instance count)', '1,2,4,8,16,32')
+    .option('--rate <list>', 'open model: requests per second, one run each after the --parallel runs')
+    .option('--cores-per-instance <n>', "each instance's CPU entitlement, pinned with taskset", '1')
     .option('--keep', 'stay up after the runs (with Prometheus when installed) until Ctrl-C')
     .option('--out <dir>', 'where the comparison is written', 'paasmon-demo')
     .action(verb('demo', 'demoCommand'));

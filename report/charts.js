@@ -75,6 +75,77 @@ const axis = (name, type = 'value') => ({
   nameTextStyle: { fontSize: 13 },
 });
 
+/** The fitted curve from N = 1 to `maxN`. @param {import('./usl.js').UslFit} fit @param {number} maxN */
+function uslCurve({ lambda, sigma, kappa }, maxN) {
+  return Array.from({ length: 121 }, (_, i) => {
+    const n = 1 + ((maxN - 1) * i) / 120;
+    return [n, (lambda * n) / (1 + sigma * (n - 1) + kappa * n * (n - 1))];
+  });
+}
+
+/**
+ * One chart per fit (measured points and curve), and, where several groups were fitted on the
+ * same load, one with every group's points and curve in the group's colour.
+ * @param {import('./comparison.js').Scaling[]} scaling @returns {Chart[]}
+ */
+function uslCharts(scaling) {
+  // A group without a fit has its reason in the report's scalability section, and no figure.
+  const fitted = scaling.filter((s) => s.fit);
+  const maxN = (/** @type {typeof fitted} */ group) =>
+    Math.max(...group.flatMap((s) => [...s.points.map((p) => p.n), s.fit?.peakN ?? 0])) * 1.15;
+  const loadName = (/** @type {string | null} */ by) =>
+    by === 'instances' ? 'load (app instances)' : 'load (parallel requests)';
+  /** @param {typeof fitted} group @param {boolean} named series named after their group */
+  const series = (group, named) =>
+    group.flatMap((s, i) => {
+      const fit = /** @type {import('./usl.js').UslFit} */ (s.fit);
+      const color = named ? { itemStyle: { color: PALETTE[i % PALETTE.length] } } : {};
+      const params = `σ=${fit.sigma.toPrecision(3)}, κ=${fit.kappa.toPrecision(3)}`;
+      return [
+        {
+          name: named ? s.key : 'measured',
+          type: 'scatter',
+          symbolSize: 10,
+          ...color,
+          data: s.points.map((p) => [p.n, p.throughput]),
+        },
+        {
+          name: named ? `${s.key} USL fit (${params})` : `USL fit (${params})`,
+          type: 'line',
+          showSymbol: false,
+          ...color,
+          data: uslCurve(fit, maxN(group)),
+        },
+      ];
+    });
+  /** @param {string} id @param {string} title @param {typeof fitted} group @param {boolean} named */
+  const draw = (id, title, group, named) =>
+    chart(
+      id,
+      title,
+      {
+        ...(named ? { legend: { top: 4, type: 'scroll' } } : {}),
+        xAxis: { ...axis(loadName(group[0].by)), scale: false, min: 0 },
+        yAxis: { ...axis('throughput (successful req/s)'), scale: false, min: 0 },
+        series: series(group, named),
+      },
+      group.reduce((n, s) => n + s.points.length, 0),
+      '',
+    );
+  const charts = [];
+  for (const by of ['parallel', 'instances']) {
+    const group = fitted.filter((s) => s.by === by);
+    if (group.length > 1) {
+      charts.push(draw(`usl-by-${by}`, 'Scalability side by side: USL fit per implementation', group, true));
+    }
+  }
+  for (const s of fitted) {
+    const title = `Scalability of ${s.key}: Universal Scalability Law through the measured points`;
+    charts.push(draw(`usl-${s.key.replace(/[^A-Za-z0-9]+/g, '-')}`, title, [s], false));
+  }
+  return charts;
+}
+
 /** @param {Row} run */
 const runName = (run) => `${run.run_id} ${run.label}`;
 
@@ -136,39 +207,7 @@ export function reportCharts(comparison) {
     ),
   );
 
-  for (const s of comparison.scaling) {
-    // A group without a fit has its reason in the report's scalability section, and no figure.
-    if (!s.fit) continue;
-    const title = `Scalability of ${s.key}: Universal Scalability Law through the measured points`;
-    const loadName = s.by === 'instances' ? 'load (app instances)' : 'load (parallel requests)';
-    const { lambda, sigma, kappa } = s.fit;
-    const maxN = Math.max(...s.points.map((p) => p.n), s.fit.peakN ?? 0) * 1.15;
-    const curve = Array.from({ length: 121 }, (_, i) => {
-      const n = 1 + ((maxN - 1) * i) / 120;
-      return [n, (lambda * n) / (1 + sigma * (n - 1) + kappa * n * (n - 1))];
-    });
-    charts.push(
-      chart(
-        `usl-${s.key}`,
-        title,
-        {
-          xAxis: { ...axis(loadName), scale: false, min: 0 },
-          yAxis: { ...axis('throughput (successful req/s)'), scale: false, min: 0 },
-          series: [
-            { name: 'measured', type: 'scatter', symbolSize: 10, data: s.points.map((p) => [p.n, p.throughput]) },
-            {
-              name: `USL fit (σ=${sigma.toPrecision(3)}, κ=${kappa.toPrecision(3)})`,
-              type: 'line',
-              showSymbol: false,
-              data: curve,
-            },
-          ],
-        },
-        s.points.length,
-        '',
-      ),
-    );
-  }
+  charts.push(...uslCharts(comparison.scaling));
 
   const percentiles = [
     ['p50', 'e2e_p50_ms'],

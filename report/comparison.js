@@ -118,7 +118,9 @@ function missingDataNotes(run) {
 }
 
 /**
- * One USL fit per implementation (or app), on throughput against the load that varies there.
+ * One USL fit per implementation (or app), on throughput against the load that varies there; with
+ * the load given (--scale-by) and the other one varying too, one fit per value of the other (a
+ * parallel sweep at 1 and at 2 instances is two curves, not one cloud).
  * @param {Row[]} runs @param {'auto' | 'parallel' | 'instances'} scaleBy @returns {Scaling[]}
  */
 export function scalingFits(runs, scaleBy) {
@@ -128,44 +130,67 @@ export function scalingFits(runs, scaleBy) {
     const key = run.implementation ?? run.app_name ?? run.label;
     groups.set(key, [...(groups.get(key) ?? []), run]);
   }
-  return [...groups].map(([key, members]) => {
-    const distinct = (/** @type {string} */ column) =>
-      new Set(members.map((m) => m[column]).filter((v) => v != null)).size;
-    const measured = members.filter((m) => m.throughput_rps != null).length;
-    if (measured < MIN_POINTS) {
-      return {
-        key,
-        by: null,
-        points: [],
-        fit: null,
-        message:
-          `no scalability fit: the Universal Scalability Law needs at least ${MIN_POINTS} runs ` +
-          `with a throughput, got ${measured}`,
-      };
-    }
-    /** @type {'parallel' | 'instances' | null} */
-    let by = scaleBy === 'auto' ? null : scaleBy;
-    if (by === null) {
-      if (distinct('parallel') > 1 && distinct('instances') <= 1) by = 'parallel';
-      else if (distinct('instances') > 1 && distinct('parallel') <= 1) by = 'instances';
-    }
-    if (by === null) {
-      const message =
-        distinct('parallel') > 1
-          ? 'both parallel requests and instances vary: choose the load with --scale-by parallel|instances'
-          : 'the load (parallel requests, instances) does not vary between these runs';
-      return { key, by, points: [], fit: null, message };
-    }
-    const points = members
-      .filter((m) => m[by] != null && m.throughput_rps != null)
-      .map((m) => ({ n: Number(m[by]), throughput: Number(m.throughput_rps), runId: Number(m.run_id) }));
-    try {
-      return { key, by, points, fit: fitUsl(points), message: null };
-    } catch (err) {
-      if (!(err instanceof UslError)) throw err;
-      return { key, by, points, fit: null, message: `no scalability fit: ${err.message}` };
-    }
+  return [...groups].flatMap(([key, members]) => {
+    const other = scaleBy === 'parallel' ? 'instances' : scaleBy === 'instances' ? 'parallel' : null;
+    const values = other ? [...new Set(members.map((m) => m[other]))] : [];
+    if (!other || values.length <= 1) return [groupFit(key, members, scaleBy)];
+    return values
+      .sort((a, b) => (a ?? 0) - (b ?? 0))
+      .map((value) => {
+        const unit = other === 'instances' ? `instance${value === 1 ? '' : 's'}` : 'in flight';
+        // Runs without parallel requests are the open model's (a rate instead).
+        const unset = `${key}, ${other === 'parallel' ? 'open model' : 'no instance count'}`;
+        return groupFit(
+          value == null ? unset : `${key} at ${value} ${unit}`,
+          members.filter((m) => m[other] === value),
+          scaleBy,
+        );
+      });
   });
+}
+
+/**
+ * @param {string} key @param {Row[]} members @param {'auto' | 'parallel' | 'instances'} scaleBy
+ * @returns {Scaling}
+ */
+function groupFit(key, members, scaleBy) {
+  const distinct = (/** @type {string} */ column) =>
+    new Set(members.map((m) => m[column]).filter((v) => v != null)).size;
+  const measured = members.filter((m) => m.throughput_rps != null).length;
+  if (measured < MIN_POINTS) {
+    return {
+      key,
+      by: null,
+      points: [],
+      fit: null,
+      message:
+        `no scalability fit: the Universal Scalability Law needs at least ${MIN_POINTS} runs ` +
+        `with a throughput, got ${measured}`,
+    };
+  }
+  /** @type {'parallel' | 'instances' | null} */
+  let by = scaleBy === 'auto' ? null : scaleBy;
+  if (by === null) {
+    if (distinct('parallel') > 1 && distinct('instances') <= 1) by = 'parallel';
+    else if (distinct('instances') > 1 && distinct('parallel') <= 1) by = 'instances';
+  }
+  if (by === null) {
+    const message =
+      distinct('parallel') > 1
+        ? 'both parallel requests and instances vary: choose the load with --scale-by parallel|instances'
+        : 'the load (parallel requests, instances) does not vary between these runs';
+    return { key, by, points: [], fit: null, message };
+  }
+  const load = by;
+  const points = members
+    .filter((m) => m[load] != null && m.throughput_rps != null)
+    .map((m) => ({ n: Number(m[load]), throughput: Number(m.throughput_rps), runId: Number(m.run_id) }));
+  try {
+    return { key, by, points, fit: fitUsl(points), message: null };
+  } catch (err) {
+    if (!(err instanceof UslError)) throw err;
+    return { key, by, points, fit: null, message: `no scalability fit: ${err.message}` };
+  }
 }
 
 export { MIN_POINTS };

@@ -4,20 +4,19 @@
 // and UAA endpoints (cf-simulator.js) with each instance's real CPU and memory from /proc.
 //
 // Run as a child with an IPC channel (startPlatformChild below); settings come from the environment.
-// Messages in: { type: 'scale', instances: n } (every instance restarted, as `cf scale` + restart).
-// Messages out: { type: 'ready', routerUrl, apiUrl, appGuid }, { type: 'scaled', instances: [{ index, pid, port }] },
+// Messages in: { type: 'scale', instances: n, impl } (every instance restarted, as `cf scale` + restart; impl:
+// node or java). Messages out: { type: 'ready', routerUrl, apiUrl, appGuid, pinning },
+// { type: 'scaled', instances: [{ index, pid, port, cpus }] },
 // { type: 'error', message }. Exits, stopping every instance, on SIGTERM, SIGINT or when the parent goes away.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { instanceCommand, pinning } from './instance-command.js';
 import { makeApp, startCfSimulator } from './cf-simulator.js';
 import { startGorouterStandin } from './gorouter-standin.js';
 import { createProcUsage } from './proc-usage.js';
 import { freePort } from '../exporters/postgres/embedded-server.js';
 
-const INSTANCE_SERVER = fileURLToPath(new URL('./bulletin-board/server.js', import.meta.url));
-/** The CPU entitlement of one demo instance: one core. */
-const CORES_PER_INSTANCE = 1;
 const START_TIMEOUT_MS = 15_000;
 
 /**
@@ -28,6 +27,8 @@ const START_TIMEOUT_MS = 15_000;
  * @property {string} username UAA user the collector logs in as
  * @property {string} password
  * @property {string} correlationHeader logged by the router as an extra header
+ * @property {number} coresPerInstance each instance's CPU entitlement, pinned with taskset where it can be
+ * @property {{ java?: string, jar?: string, classesDir?: string }} java the compiled Java app, when it runs
  */
 
 /** @param {string} url @param {number} timeoutMs */
@@ -56,8 +57,10 @@ export async function startPlatform(options) {
     logFile: options.logFile,
     extraHeaders: [options.correlationHeader],
   });
-  /** @type {Array<{ child: import('node:child_process').ChildProcess, port: number, stopping: boolean }>} */
+  /** @type {Array<{ child: import('node:child_process').ChildProcess, port: number, stopping: boolean,
+   *   cpus: number[] | null }>} */
   let running = [];
+  const pin = pinning(options.coresPerInstance, process.env);
 
   async function stopInstances() {
     router.setBackends([]);
@@ -76,13 +79,23 @@ export async function startPlatform(options) {
     );
   }
 
-  /** Restarts the app with `count` instances; resolves once every one answers. @param {number} count */
-  async function scale(count) {
+  /**
+   * Restarts the app with `count` instances of `impl`; resolves once every one answers.
+   * @param {number} count @param {string} impl
+   */
+  async function scale(count, impl) {
     await stopInstances();
     web.instances = [];
     for (let index = 0; index < count; index++) {
       const port = await freePort();
-      const child = spawn(process.execPath, [INSTANCE_SERVER], {
+      const { command, args, cpus } = instanceCommand({
+        impl,
+        index,
+        cores: options.coresPerInstance,
+        pin,
+        java: options.java,
+      });
+      const child = spawn(command, args, {
         env: {
           ...process.env,
           PORT: String(port),
@@ -93,7 +106,7 @@ export async function startPlatform(options) {
       });
       /** @type {import('./cf-simulator.js').InstanceSpec} */
       const spec = { state: 'STARTING' };
-      const instance = { child, port, stopping: false };
+      const instance = { child, port, stopping: false, cpus };
       child.once('exit', () => {
         spec.state = instance.stopping ? 'DOWN' : 'CRASHED';
         delete spec.live;
@@ -109,16 +122,22 @@ export async function startPlatform(options) {
           state: 'RUNNING',
           live: () => {
             const now = usage();
-            return now && { ...now, cpuEntitlement: now.cpu / CORES_PER_INSTANCE };
+            return now && { ...now, cpuEntitlement: now.cpu / options.coresPerInstance };
           },
         });
       }),
     );
     router.setBackends(running.map(({ port }) => `http://127.0.0.1:${port}`));
-    return running.map(({ child, port }, index) => ({ index, pid: /** @type {number} */ (child.pid), port }));
+    return running.map(({ child, port, cpus }, index) => ({
+      index,
+      pid: /** @type {number} */ (child.pid),
+      port,
+      cpus,
+    }));
   }
 
   return {
+    pinning: pin.note,
     appGuid: app.guid,
     apiUrl: api.url,
     routerUrl: router.url,
@@ -147,12 +166,14 @@ export async function startPlatformChild(supervisor, env, timeoutMs) {
   return {
     /** @type {string} */ routerUrl: ready.routerUrl,
     /** @type {string} */ apiUrl: ready.apiUrl,
+    /** @type {string | null} why instances are not pinned to their entitlement */ pinning: ready.pinning,
     /**
-     * Restarts the app with `instances` instances, resolved once every one answers.
-     * @param {number} instances @returns {Promise<Array<{ index: number, pid: number, port: number }>>}
+     * Restarts the app with `instances` instances of `impl`, resolved once every one answers.
+     * @param {number} instances @param {string} impl
+     * @returns {Promise<Array<{ index: number, pid: number, port: number, cpus: number[] | null }>>}
      */
-    async scale(instances) {
-      child.process.send?.({ type: 'scale', instances });
+    async scale(instances, impl) {
+      child.process.send?.({ type: 'scale', instances, impl });
       return (await nextMessage(child, 'scaled', timeoutMs)).instances;
     },
   };
@@ -204,6 +225,8 @@ async function main() {
     username: env.CF_USERNAME ?? 'admin',
     password: env.CF_PASSWORD ?? '',
     correlationHeader: env.CORRELATION_HEADER ?? 'X-Correlation-Id',
+    coresPerInstance: Number(env.CORES_PER_INSTANCE ?? 1),
+    java: { java: env.JAVA_BIN, jar: env.PAASMON_JDBC_JAR, classesDir: env.JAVA_CLASSES_DIR },
   });
   let stopping;
   const stop = () => {
@@ -215,12 +238,18 @@ async function main() {
   process.once('disconnect', stop);
   process.on('message', (/** @type {any} */ message) => {
     if (message?.type !== 'scale') return;
-    platform.scale(Number(message.instances)).then(
+    platform.scale(Number(message.instances), String(message.impl ?? 'node')).then(
       (instances) => send({ type: 'scaled', instances }),
       (err) => send({ type: 'error', message: err.message }),
     );
   });
-  send({ type: 'ready', routerUrl: platform.routerUrl, apiUrl: platform.apiUrl, appGuid: platform.appGuid });
+  send({
+    type: 'ready',
+    routerUrl: platform.routerUrl,
+    apiUrl: platform.apiUrl,
+    appGuid: platform.appGuid,
+    pinning: platform.pinning,
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -34,6 +34,7 @@ export { DEFAULTS, SECRET_KEYS } from './settings.js';
  * @property {string | undefined} databaseUrl
  * @property {'env' | 'vcap' | 'embedded'} databaseSource
  * @property {string} dataDir
+ * @property {string | undefined} jdbcJar the PostgreSQL JDBC driver of the demo's Java sample app
  * @property {CloudControllerConfig} cf
  * @property {string} pollSchedule
  * @property {SearchConfig} search
@@ -90,6 +91,7 @@ export function loadConfig(env = process.env) {
     databaseUrl: v.DATABASE_URL,
     databaseSource,
     dataDir: v.PAASMON_DATA_DIR ?? defaultDataDir(env),
+    jdbcJar: v.PAASMON_JDBC_JAR,
     cf: {
       api: v.CF_API,
       username: v.CF_USERNAME,

@@ -93,6 +93,7 @@ export const SETTINGS = {
     secret: true,
   },
   PAASMON_DATA_DIR: { schema: optionalText },
+  PAASMON_JDBC_JAR: { schema: optionalText },
   CF_API: { schema: httpUrl.optional() },
   CF_USERNAME: { schema: optionalText },
   CF_PASSWORD: { schema: secretText, secret: true },

@@ -2,74 +2,14 @@
 // also when interrupted with Ctrl-C (SIGINT) in the middle of a run.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { correlationCounts } from '../../exporters/postgres/queries/correlation.js';
 import { startCli, waitFor } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
-import { processesMentioning, watchProcessTree } from '../support/process-tree.js';
-
-const demoDirs = () => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('paasmon-demo-'));
-
-/** @param {number} port @returns {Promise<boolean>} */
-const portFree = (port) =>
-  new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(true));
-  });
-
-/**
- * The exit of a process, or { code: 'timeout' } after `ms`.
- * @param {Promise<{ code: number | null }>} exited @param {number} ms
- */
-async function exitWithin(exited, ms) {
-  /** @type {NodeJS.Timeout | undefined} */
-  let timer;
-  const timeout = new Promise((resolve) => {
-    timer = setTimeout(resolve, ms, { code: 'timeout' });
-  });
-  try {
-    return await Promise.race([exited, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The ports of every URL the demo printed. @param {string} stdout */
-const printedPorts = (stdout) => [
-  ...new Set([...stdout.matchAll(/http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]))),
-];
-
-/**
- * Runs `paasmon demo` with the process tree under it watched.
- * @param {string[]} args @param {Record<string, string>} env
- */
-function startDemo(args, env) {
-  const demo = startCli(['demo', ...args], env);
-  const tree = watchProcessTree(/** @type {number} */ (demo.child.pid));
-  return { ...demo, tree };
-}
-
-/** @param {ReturnType<typeof startDemo>} demo @param {string[]} tmpBefore */
-async function assertNothingLeft(demo, tmpBefore) {
-  const seen = demo.tree.stop();
-  assert.deepEqual(demo.tree.alive(), [], 'every process that ran under the demo is gone');
-  assert.deepEqual(
-    demoDirs().filter((d) => !tmpBefore.includes(d)),
-    [],
-    'no temporary directory left',
-  );
-  const ports = printedPorts(demo.output.stdout);
-  assert.ok(ports.length >= 2, `the demo printed its URLs:\n${demo.output.stdout}`);
-  for (const port of ports) assert.ok(await portFree(port), `port ${port} is free again`);
-  return seen;
-}
+import { assertNothingLeft, demoDirs, exitWithin, startDemo } from '../support/demo.js';
+import { processesMentioning } from '../support/process-tree.js';
 
 describe('paasmon demo', () => {
   /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
@@ -85,7 +25,10 @@ describe('paasmon demo', () => {
 
   it('runs the whole chain at 1 and 2 instances: CPU, router records, every request correlated; leaves nothing behind', async () => {
     const tmpBefore = demoDirs();
-    const demo = startDemo(['--duration', '5s', '--instances', '1,2', '--out', out], { DATABASE_URL: db.url });
+    const demo = startDemo(
+      ['--impl', 'node', '--parallel', '8', '--duration', '5s', '--instances', '1,2', '--out', out],
+      { DATABASE_URL: db.url },
+    );
     const exit = await exitWithin(demo.exited, 110_000);
     assert.equal(exit.code, 0, `${demo.output.stdout}\n${demo.output.stderr}`);
     const seen = await assertNothingLeft(demo, tmpBefore);
@@ -169,7 +112,10 @@ describe('paasmon demo', () => {
 
   it('stops everything when interrupted with SIGINT in the middle of a run (embedded PostgreSQL)', async () => {
     const tmpBefore = demoDirs();
-    const demo = startDemo(['--duration', '60s', '--instances', '1', '--out', out], {});
+    const demo = startDemo(
+      ['--impl', 'node', '--parallel', '8', '--duration', '60s', '--instances', '1', '--out', out],
+      {},
+    );
     await waitFor(() => demo.tree.alive().some((p) => / loadgen --url /.test(p.cmd)), {
       timeoutMs: 90_000,
       what: `the run to start\n${demo.output.stdout}\n${demo.output.stderr}`,
@@ -188,7 +134,10 @@ describe('paasmon demo', () => {
 
   it('fails at once, stopping everything, when a process it needs dies mid-run', async () => {
     const tmpBefore = demoDirs();
-    const demo = startDemo(['--duration', '60s', '--instances', '1', '--out', out], { DATABASE_URL: db.url });
+    const demo = startDemo(
+      ['--impl', 'node', '--parallel', '8', '--duration', '60s', '--instances', '1', '--out', out],
+      { DATABASE_URL: db.url },
+    );
     const collect = await waitFor(
       () =>
         demo.tree.alive().some((p) => / loadgen --url /.test(p.cmd)) &&
@@ -204,9 +153,12 @@ describe('paasmon demo', () => {
 
   it('--keep stays up with Prometheus scraping collect until Ctrl-C, then stops everything and exits 0', async () => {
     const tmpBefore = demoDirs();
-    const demo = startDemo(['--duration', '2s', '--instances', '1', '--parallel', '2', '--keep', '--out', out], {
-      DATABASE_URL: db.url,
-    });
+    const demo = startDemo(
+      ['--impl', 'node', '--duration', '2s', '--instances', '1', '--parallel', '2', '--keep', '--out', out],
+      {
+        DATABASE_URL: db.url,
+      },
+    );
     await waitFor(() => /everything stays up until Ctrl-C/.test(demo.output.stdout), {
       timeoutMs: 90_000,
       what: `the demo to stay up\n${demo.output.stdout}\n${demo.output.stderr}`,
