@@ -17,6 +17,7 @@ export const GROUPS = [
   'Syslog drain',
   'Log Cache',
   'Load generator',
+  'Demo',
 ];
 
 /** What each setting means, for users. Every key of SETTINGS has one; a test checks it. */
@@ -177,6 +178,12 @@ export const SETTING_DOCS = {
     text:
       "the load generator's id header; gorouter logs it (lower case, `-` as `_`) when the operator lists it " +
       'in `router.extra_headers_to_log`',
+  },
+  PAASMON_JDBC_JAR: {
+    group: 'Demo',
+    text:
+      'path of the PostgreSQL JDBC driver for the Java sample app of `paasmon demo --impl java` ' +
+      '(default `/usr/share/java/postgresql.jar`, Debian package `libpostgresql-jdbc-java`)',
   },
 };
 
