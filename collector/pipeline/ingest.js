@@ -42,11 +42,29 @@ import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-w
  */
 
 /**
- * Reasons that are not a loss: lines of other sources in `cf logs` output (not_rtr). In a file or
- * stdin, lines that are no gorouter line at all (the cf CLI's banner, blank lines) are other output
- * too; in a search index filtered to RTR they are not.
+ * Reasons that are not a loss: lines of other sources in `cf logs` output (not_rtr) and router
+ * messages with nothing in them (empty_rtr). In a file or stdin, lines that are no gorouter line at
+ * all (the cf CLI's banner, blank lines) are other output too; in a search index filtered to RTR they are not.
  */
-export const EXPECTED_SKIPS = Object.freeze({ documents: ['not_rtr'], lines: ['not_rtr', 'not_gorouter', 'empty'] });
+export const EXPECTED_SKIPS = Object.freeze({
+  documents: ['not_rtr', 'empty_rtr'],
+  lines: ['not_rtr', 'empty_rtr', 'not_gorouter', 'empty'],
+});
+
+/**
+ * Skips counted (in the result and the metrics) but never warned about: whatever the source, they
+ * are what `cf logs` output and router indices hold beside router requests.
+ */
+const UNWARNED_SKIPS = EXPECTED_SKIPS.documents;
+
+/**
+ * One warning per skip reason for a whole ingest, with its count.
+ * @param {Map<string, number>} skipped @param {string} what @param {IngestDeps['warn']} warn
+ */
+function warnSkipped(skipped, what, warn) {
+  for (const [reason, n] of skipped)
+    if (!UNWARNED_SKIPS.includes(reason)) warn?.(reason, `${n} ${what} skipped: ${reason}`);
+}
 
 /** @param {IngestResult} result @param {readonly string[]} [expected] */
 export function skippedShare(result, expected = EXPECTED_SKIPS.documents) {
@@ -221,7 +239,6 @@ export async function ingestWindow(source, window, deps) {
             result.documents = (result.documents ?? 0) + page.documents;
             addCounts(result.skipped, page.skipped);
             addFirsts(/** @type {Map<string, any>} */ (result.examples), page.examples);
-            for (const [reason, n] of page.skipped) deps.warn?.(reason, `${n} router-log documents skipped: ${reason}`);
             position = page.lastTimestamp;
           });
           // Awaited below, in order; until then a failure must not count as unhandled.
@@ -251,6 +268,7 @@ export async function ingestWindow(source, window, deps) {
   );
   busyMs.wall = performance.now() - started;
   result.busyMs = busyMs;
+  warnSkipped(result.skipped, 'router-log documents', deps.warn);
   if (window.checkpoint) {
     const checkpoint = { source: window.checkpoint, position: window.to };
     await writePage({ kind: 'router_request', records: [], checkpoint });
@@ -390,8 +408,7 @@ async function storeLines(lines, options, deps, checkpoint) {
     if (batch.length >= batchSize) await flush();
   }
   await flush();
-  for (const [reason, n] of result.skipped)
-    if (reason !== 'not_rtr') deps.warn?.(reason, `${n} lines skipped: ${reason}`);
+  warnSkipped(result.skipped, 'lines', deps.warn);
   return result;
 }
 
