@@ -7,6 +7,7 @@ import readline from 'node:readline';
 import { headerLogField } from '../sources/router-logs/correlation-ids.js';
 import { parseGorouterLine } from '../sources/router-logs/gorouter.js';
 import { retry } from '../../core/retry.js';
+import { resumePosition } from './file-position.js';
 import { readCheckpoint } from '../../exporters/postgres/checkpoints.js';
 import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
 
@@ -311,9 +312,10 @@ async function* textLines(lines) {
 
 /**
  * The next increment of a gorouter log file that keeps growing: the complete lines after the
- * position kept in ingest_checkpoints (`router-log-file:<absolute path>` -> `<inode>:<byte offset>`),
- * committed batch by batch with the offset reached. Another inode, or a file shorter than the
- * offset, is a replaced (rotated) file: read from its start.
+ * position kept in ingest_checkpoints (`router-log-file:<absolute path>` -> `<inode>:<byte offset>:
+ * <fingerprint of the first bytes>`), committed batch by batch with the offset reached. Another
+ * inode, a file shorter than the offset, or other first bytes (copy-and-truncate) is a rotated
+ * file: read from its start (file-position.js).
  * @param {string} file
  * @param {{ appName?: string, correlationHeader: string, batchSize?: number }} options
  * @param {IngestDeps} deps
@@ -321,11 +323,9 @@ async function* textLines(lines) {
  */
 export async function ingestFileIncrement(file, options, deps) {
   const source = `router-log-file:${path.resolve(file)}`;
-  const { size, ino } = await fs.promises.stat(file);
-  const [checkpointInode, checkpointOffset] = ((await readCheckpoint(deps.pool, source)) ?? '').split(':').map(Number);
-  const offset = checkpointInode === ino && checkpointOffset <= size ? checkpointOffset : 0;
+  const { size, offset, position } = await resumePosition(file, await readCheckpoint(deps.pool, source));
   if (size === offset) return { records: 0, inserted: 0, skipped: new Map() };
-  return storeLines(completeLines(file, offset, size), options, deps, { source, position: (end) => `${ino}:${end}` });
+  return storeLines(completeLines(file, offset, size), options, deps, { source, position });
 }
 
 /**
