@@ -6,6 +6,8 @@ import { correlationIdOf } from '../../collector/sources/router-logs/correlation
 import { mapDocument, fieldNamesFor } from '../../collector/sources/router-logs/documents.js';
 import { EXPECTED_SKIPS } from '../../collector/pipeline/ingest.js';
 import { statusClass } from '../../core/ids.js';
+import { routerRequestFromSyslog } from '../../collector/sources/syslog-drain/records.js';
+import { logMessage, rtrEnvelope } from '../support/syslog-agent-standin.js';
 
 const MODERN =
   'myapp.apps.example.com - [2025-09-18T05:32:10.722911143Z] "GET / HTTP/2.0" 200 0 323 "-" "Mozilla/5.0" "10.0.136.0:26678" "10.32.2.6:61225" x_forwarded_for:"35.144.46.133, 10.0.136.0" x_forwarded_proto:"https" vcap_request_id:"b8fb3d83-ae6a-43ca-5b91-591aadde8c06" response_time:0.025501 gorouter_time:0.000085 app_id:"1ec90566-397f-4238-a452-ad4d246f73e4" app_index:"0" instance_id:"57341afc-6d72-4e2d-4b80-8609" x_cf_routererror:"-"';
@@ -115,5 +117,14 @@ describe('`cf logs` captures', () => {
       assert.deepEqual(parseGorouterLine(line), { ok: false, reason: 'empty_rtr' }, JSON.stringify(line));
     assert.ok(EXPECTED_SKIPS.lines.includes('empty_rtr'));
     assert.ok(EXPECTED_SKIPS.documents.includes('empty_rtr'));
+  });
+
+  it('drops an empty RTR message from a syslog drain as empty_rtr, like other sources (not a bad line)', () => {
+    const message = logMessage(rtrEnvelope('', { appGuid: '1ec90566-397f-4238-a452-ad4d246f73e4', appName: 'myapp' }));
+    assert.deepEqual(routerRequestFromSyslog(message.toString(), {}), {
+      ok: false,
+      reason: 'empty_rtr',
+      ignored: true,
+    });
   });
 });

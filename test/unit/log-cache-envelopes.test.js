@@ -77,4 +77,18 @@ describe('Log Cache envelopes with deprecated_tags (older agents)', () => {
     });
     assert.deepEqual(parsed, { envelopes: [], invalid: 1 });
   });
+
+  it('takes an RTR envelope with an empty payload as an empty router message, ignored (no request, no loss)', () => {
+    const parsed = parseReadBody({
+      envelopes: {
+        batch: [{ timestamp: '1', source_id: APP, tags: { source_type: 'RTR' }, log: { payload: '', type: 'OUT' } }],
+      },
+    });
+    assert.ok(parsed);
+    assert.deepEqual(routerRequestFromEnvelope(parsed.envelopes[0], {}), {
+      ok: false,
+      reason: 'empty_rtr',
+      ignored: true,
+    });
+  });
 });

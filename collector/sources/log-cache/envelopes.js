@@ -105,6 +105,8 @@ export function routerRequestFromEnvelope(envelope, options) {
   if (!envelope.log) return { ok: false, reason: 'not_log', ignored: true };
   if (envelope.tags.source_type !== 'RTR') return { ok: false, reason: 'not_rtr', ignored: true };
   const line = parseGorouterLine(Buffer.from(envelope.log.payload, 'base64').toString('utf8'), options);
+  // An RTR message with nothing in it, as `cf logs` shows it (`[RTR/n] OUT`): no request, no loss.
+  if (!line.ok && line.reason === 'empty') return { ok: false, reason: 'empty_rtr', ignored: true };
   if (!line.ok) return { ok: false, reason: line.reason, ignored: false };
   line.record.appGuid ??= envelope.sourceId.toLowerCase();
   line.record.appName = envelope.tags.app_name ?? options.appName ?? null;
