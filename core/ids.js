@@ -8,6 +8,18 @@ export function isGuid(text) {
 }
 
 /**
+ * A list of apps as CF_APPS gives it, split into GUIDs (lower-cased, as Cloud Foundry and every
+ * stored record write them) and names (everything else, as given).
+ * @param {readonly string[]} apps
+ */
+export function splitApps(apps) {
+  return {
+    guids: apps.filter((a) => isGuid(a)).map((g) => g.toLowerCase()),
+    names: apps.filter((a) => !isGuid(a)),
+  };
+}
+
+/**
  * Lower-case UUID form of 32 hex digits (a B3 or W3C trace id): 8-4-4-4-12.
  * @param {string} hex 32 lower-case hex digits
  */

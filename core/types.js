@@ -42,7 +42,7 @@
  * @property {string | null} vcapRequestId
  * @property {string | null} correlationId lower-case UUID form when the id allows it
  * @property {string | null} routerError
- * @property {string | null} traceId 32 lower-case hex
+ * @property {string | null} traceId 32 lower-case hex (a 64-bit B3 id left-padded with zeros)
  */
 
 /**

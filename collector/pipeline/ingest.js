@@ -7,6 +7,7 @@ import readline from 'node:readline';
 import { headerLogField } from '../sources/router-logs/correlation-ids.js';
 import { parseGorouterLine } from '../sources/router-logs/gorouter.js';
 import { retry } from '../../core/retry.js';
+import { resumePosition } from './file-position.js';
 import { readCheckpoint } from '../../exporters/postgres/checkpoints.js';
 import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
 
@@ -42,11 +43,29 @@ import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-w
  */
 
 /**
- * Reasons that are not a loss: lines of other sources in `cf logs` output (not_rtr). In a file or
- * stdin, lines that are no gorouter line at all (the cf CLI's banner, blank lines) are other output
- * too; in a search index filtered to RTR they are not.
+ * Reasons that are not a loss: lines of other sources in `cf logs` output (not_rtr) and router
+ * messages with nothing in them (empty_rtr). In a file or stdin, lines that are no gorouter line at
+ * all (the cf CLI's banner, blank lines) are other output too; in a search index filtered to RTR they are not.
  */
-export const EXPECTED_SKIPS = Object.freeze({ documents: ['not_rtr'], lines: ['not_rtr', 'not_gorouter', 'empty'] });
+export const EXPECTED_SKIPS = Object.freeze({
+  documents: ['not_rtr', 'empty_rtr'],
+  lines: ['not_rtr', 'empty_rtr', 'not_gorouter', 'empty'],
+});
+
+/**
+ * Skips counted (in the result and the metrics) but never warned about: whatever the source, they
+ * are what `cf logs` output and router indices hold beside router requests.
+ */
+const UNWARNED_SKIPS = EXPECTED_SKIPS.documents;
+
+/**
+ * One warning per skip reason for a whole ingest, with its count.
+ * @param {Map<string, number>} skipped @param {string} what @param {IngestDeps['warn']} warn
+ */
+function warnSkipped(skipped, what, warn) {
+  for (const [reason, n] of skipped)
+    if (!UNWARNED_SKIPS.includes(reason)) warn?.(reason, `${n} ${what} skipped: ${reason}`);
+}
 
 /** @param {IngestResult} result @param {readonly string[]} [expected] */
 export function skippedShare(result, expected = EXPECTED_SKIPS.documents) {
@@ -221,7 +240,6 @@ export async function ingestWindow(source, window, deps) {
             result.documents = (result.documents ?? 0) + page.documents;
             addCounts(result.skipped, page.skipped);
             addFirsts(/** @type {Map<string, any>} */ (result.examples), page.examples);
-            for (const [reason, n] of page.skipped) deps.warn?.(reason, `${n} router-log documents skipped: ${reason}`);
             position = page.lastTimestamp;
           });
           // Awaited below, in order; until then a failure must not count as unhandled.
@@ -251,6 +269,7 @@ export async function ingestWindow(source, window, deps) {
   );
   busyMs.wall = performance.now() - started;
   result.busyMs = busyMs;
+  warnSkipped(result.skipped, 'router-log documents', deps.warn);
   if (window.checkpoint) {
     const checkpoint = { source: window.checkpoint, position: window.to };
     await writePage({ kind: 'router_request', records: [], checkpoint });
@@ -293,9 +312,10 @@ async function* textLines(lines) {
 
 /**
  * The next increment of a gorouter log file that keeps growing: the complete lines after the
- * position kept in ingest_checkpoints (`router-log-file:<absolute path>` -> `<inode>:<byte offset>`),
- * committed batch by batch with the offset reached. Another inode, or a file shorter than the
- * offset, is a replaced (rotated) file: read from its start.
+ * position kept in ingest_checkpoints (`router-log-file:<absolute path>` -> `<inode>:<byte offset>:
+ * <fingerprint of the first bytes>`), committed batch by batch with the offset reached. Another
+ * inode, a file shorter than the offset, or other first bytes (copy-and-truncate) is a rotated
+ * file: read from its start (file-position.js).
  * @param {string} file
  * @param {{ appName?: string, correlationHeader: string, batchSize?: number }} options
  * @param {IngestDeps} deps
@@ -303,11 +323,9 @@ async function* textLines(lines) {
  */
 export async function ingestFileIncrement(file, options, deps) {
   const source = `router-log-file:${path.resolve(file)}`;
-  const { size, ino } = await fs.promises.stat(file);
-  const [checkpointInode, checkpointOffset] = ((await readCheckpoint(deps.pool, source)) ?? '').split(':').map(Number);
-  const offset = checkpointInode === ino && checkpointOffset <= size ? checkpointOffset : 0;
+  const { size, offset, position } = await resumePosition(file, await readCheckpoint(deps.pool, source));
   if (size === offset) return { records: 0, inserted: 0, skipped: new Map() };
-  return storeLines(completeLines(file, offset, size), options, deps, { source, position: (end) => `${ino}:${end}` });
+  return storeLines(completeLines(file, offset, size), options, deps, { source, position });
 }
 
 /**
@@ -390,8 +408,7 @@ async function storeLines(lines, options, deps, checkpoint) {
     if (batch.length >= batchSize) await flush();
   }
   await flush();
-  for (const [reason, n] of result.skipped)
-    if (reason !== 'not_rtr') deps.warn?.(reason, `${n} lines skipped: ${reason}`);
+  warnSkipped(result.skipped, 'lines', deps.warn);
   return result;
 }
 

@@ -11,6 +11,23 @@ function intervalOf(task) {
 }
 
 /**
+ * node-cron's own messages into the job's log, one stream and one format: its overlap warning is
+ * the skipped poll this module counts and logs itself, so it (and any other) goes at debug; errors stay errors.
+ * @param {import('pino').Logger} log
+ * @returns {import('node-cron').Logger}
+ */
+function cronLogger(log) {
+  const debug = (/** @type {string | Error} */ message) => log.debug({ from: 'node-cron' }, String(message));
+  return {
+    info: debug,
+    warn: debug,
+    debug,
+    error: (message, err) =>
+      log.error({ from: 'node-cron', err: message instanceof Error ? message : err }, String(message)),
+  };
+}
+
+/**
  * @typedef {object} Schedulable
  * @property {string} name
  * @property {(now?: Date) => Promise<unknown>} runOnce
@@ -43,13 +60,17 @@ export function schedule(poller, expression, hooks = {}) {
         inFlight = undefined;
       }
     },
-    { name: poller.name, noOverlap: true },
+    { name: poller.name, noOverlap: true, logger: cronLogger(poller.log) },
   );
   task.on('execution:overlap', () => {
     poller.state.skipped += 1;
     poller.metrics.skipped.inc({ source: poller.name });
     poller.log.warn('previous poll still running; this one skipped');
   });
+  // A time that passed while the event loop was blocked is not run (node-cron warns only when nobody listens).
+  task.on('execution:missed', (context) =>
+    poller.log.warn({ due: context.date }, 'a poll was due while the process was busy; that one did not run'),
+  );
   const intervalMs = intervalOf(task);
   return {
     intervalMs,

@@ -5,6 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { ingestFileIncrement } from '../../collector/pipeline/ingest.js';
+import { migrate } from '../../exporters/postgres/migrate.js';
 import { SPACE_GUID, makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { startCli, waitFor } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
@@ -64,9 +67,9 @@ describe('paasmon collect following ROUTER_LOG_FILE', () => {
     await waitFor(async () => (await rows()).length === 3, { what: `three rows\n${collector.output.stderr}` });
     assert.deepEqual(await rows(), expected(requests.slice(0, 3)));
     const inode = fs.statSync(file).ino;
-    assert.equal(
+    assert.match(
       await checkpoint(),
-      `${inode}:${Buffer.byteLength(lines.slice(0, 3).join(''))}`,
+      new RegExp(`^${inode}:${Buffer.byteLength(lines.slice(0, 3).join(''))}:`),
       'the half-written line is not consumed',
     );
 
@@ -79,7 +82,7 @@ describe('paasmon collect following ROUTER_LOG_FILE', () => {
     await waitFor(async () => (await rows()).length === 6, {
       what: `six rows after the restart\n${collector.output.stderr}`,
     });
-    await waitFor(async () => (await checkpoint()) === `${inode}:${fs.statSync(file).size}`, {
+    await waitFor(async () => (await checkpoint())?.startsWith(`${inode}:${fs.statSync(file).size}:`), {
       what: 'the checkpoint at the end of the file',
     });
     assert.deepEqual(await rows(), expected(requests.slice(0, 6)), 'nothing read twice');
@@ -96,5 +99,61 @@ describe('paasmon collect following ROUTER_LOG_FILE', () => {
     );
     assert.equal(health.sources['router-log-file'].status, 'ok');
     await stop(collector);
+  });
+
+  it('reads a file rotated by copy-and-truncate from its start: nothing skipped, nothing read twice', async () => {
+    await migrate(db.pool, pino({ level: 'silent' }));
+    const rotated = path.join(dir, 'copytruncate.log');
+    const options = { appName: 'rotated', correlationHeader: 'X-Correlation-Id' };
+    const increment = () => ingestFileIncrement(rotated, options, { pool: db.pool });
+    const stored = async () =>
+      Number((await db.query(`SELECT count(*) AS n FROM router_requests WHERE app_name = 'rotated'`)).rows[0].n);
+    const requests = makeRequests(40, Date.parse('2026-11-23T09:00:00Z'), 60_000, 'copytruncate');
+    const lines = requests.map((r) => `${gorouterLine(r)}\n`);
+    const before = lines.slice(0, 10).join('');
+    // The lines after the rotation are as long or longer: the refilled file passes the old offset.
+    const after = lines.slice(10).join('');
+    assert.ok(Buffer.byteLength(after) > Buffer.byteLength(before));
+
+    fs.writeFileSync(rotated, before);
+    const inode = fs.statSync(rotated).ino;
+    const first = await increment();
+    assert.equal(first.records, 10);
+
+    // logrotate's copytruncate: copy, then truncate in place (same inode), then the router writes on.
+    fs.copyFileSync(rotated, `${rotated}.1`);
+    fs.truncateSync(rotated, 0);
+    fs.appendFileSync(rotated, after);
+    assert.equal(fs.statSync(rotated).ino, inode);
+    const second = await increment();
+    assert.deepEqual(Object.fromEntries(second.skipped), {}, 'no line read from its middle');
+    assert.equal(second.records, 30, 'every line of the new content read once');
+    assert.equal(await stored(), 40);
+    const third = await increment();
+    assert.equal(third.records, 0, 'nothing read again');
+    assert.equal(await stored(), 40);
+  });
+
+  it('resumes from a checkpoint written before fingerprints (`<inode>:<offset>`)', async () => {
+    await migrate(db.pool, pino({ level: 'silent' }));
+    const old = path.join(dir, 'old-checkpoint.log');
+    const requests = makeRequests(6, Date.parse('2026-11-24T09:00:00Z'), 60_000, 'old-checkpoint');
+    const lines = requests.map((r) => `${gorouterLine(r)}\n`);
+    fs.writeFileSync(old, lines.join(''));
+    const offset = Buffer.byteLength(lines.slice(0, 4).join(''));
+    await db.query(`INSERT INTO ingest_checkpoints (source, position) VALUES ($1, $2)`, [
+      `router-log-file:${old}`,
+      `${fs.statSync(old).ino}:${offset}`,
+    ]);
+    const result = await ingestFileIncrement(
+      old,
+      { appName: 'old-checkpoint', correlationHeader: 'X-Correlation-Id' },
+      { pool: db.pool },
+    );
+    assert.equal(result.records, 2, 'only the lines after the old offset');
+    const position = (
+      await db.query(`SELECT position FROM ingest_checkpoints WHERE source = $1`, [`router-log-file:${old}`])
+    ).rows[0].position;
+    assert.match(position, new RegExp(`^${fs.statSync(old).ino}:${fs.statSync(old).size}:\\d+-[0-9a-f]{16}$`));
   });
 });

@@ -1,5 +1,5 @@
 // Source `cloud-controller`: watched apps -> processes -> per-instance stats -> InstanceSample.
-import { isGuid } from '../../../core/ids.js';
+import { splitApps } from '../../../core/ids.js';
 import { SourceError, reasonOf } from '../../../core/errors.js';
 import { createCloudControllerClient } from './client.js';
 import { parseV2Stats, parseV3Stats } from './parse.js';
@@ -25,8 +25,7 @@ export function createCloudControllerSource(config, deps = {}) {
   const cf = config.cf;
   if (!cf.api) throw new Error('cloud-controller source needs CF_API (checked by requireCloudController)');
   const client = createCloudControllerClient({ ...cf, api: cf.api }, deps);
-  const guids = cf.apps.filter((a) => isGuid(a)).map((g) => g.toLowerCase());
-  const names = cf.apps.filter((a) => !isGuid(a));
+  const { guids, names } = splitApps(cf.apps);
 
   /** @param {import('../../../core/types.js').PollContext} ctx @returns {Promise<WatchedApp[]>} */
   async function resolveAppsV3(ctx) {

@@ -31,6 +31,24 @@ function stringMap(value) {
 }
 
 /**
+ * `deprecated_tags` (older agents): values are loggregator v2 `Value`s, `{"text": "..."}`,
+ * `{"integer": "18"}` (int64 as a string) or `{"decimal": 0.8}`; each as text, as the Log Cache
+ * CLI and the agents' taggers turn them into tags.
+ * @param {unknown} value @returns {Record<string, string>}
+ */
+function deprecatedTagMap(value) {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
+  /** @type {Record<string, string>} */
+  const tags = {};
+  for (const [name, v] of Object.entries(value)) {
+    const data = v && typeof v === 'object' ? /** @type {Record<string, unknown>} */ (v) : {};
+    const text = data.text ?? data.integer ?? data.decimal;
+    if (typeof text === 'string' || typeof text === 'number') tags[name] = String(text);
+  }
+  return tags;
+}
+
+/**
  * The envelopes of one read answer, in the order given; malformed ones counted.
  * @param {any} body
  * @returns {{ envelopes: Envelope[], invalid: number } | undefined} undefined when the body is not a read answer
@@ -43,7 +61,10 @@ export function parseReadBody(body) {
   let invalid = 0;
   for (const e of batch) {
     const timestamp = int64(e?.timestamp);
-    if (timestamp === undefined || typeof e.source_id !== 'string') {
+    // Tags take precedence; deprecated tags fill in what they lack (the Log Cache CLI's rule).
+    const tags = { ...deprecatedTagMap(e?.deprecated_tags), ...stringMap(e?.tags) };
+    const sourceId = typeof e?.source_id === 'string' && e.source_id !== '' ? e.source_id : tags.source_id;
+    if (timestamp === undefined || typeof sourceId !== 'string') {
       invalid += 1;
       continue;
     }
@@ -64,9 +85,9 @@ export function parseReadBody(body) {
     }
     envelopes.push({
       timestamp,
-      sourceId: e.source_id,
+      sourceId,
       instanceId: String(e.instance_id ?? ''),
-      tags: stringMap(e.tags),
+      tags,
       log,
       gauge,
     });
@@ -84,6 +105,8 @@ export function routerRequestFromEnvelope(envelope, options) {
   if (!envelope.log) return { ok: false, reason: 'not_log', ignored: true };
   if (envelope.tags.source_type !== 'RTR') return { ok: false, reason: 'not_rtr', ignored: true };
   const line = parseGorouterLine(Buffer.from(envelope.log.payload, 'base64').toString('utf8'), options);
+  // An RTR message with nothing in it, as `cf logs` shows it (`[RTR/n] OUT`): no request, no loss.
+  if (!line.ok && line.reason === 'empty') return { ok: false, reason: 'empty_rtr', ignored: true };
   if (!line.ok) return { ok: false, reason: line.reason, ignored: false };
   line.record.appGuid ??= envelope.sourceId.toLowerCase();
   line.record.appName = envelope.tags.app_name ?? options.appName ?? null;

@@ -4,11 +4,15 @@
 import { uuidFromHex32 } from '../../../core/ids.js';
 
 const HEX32 = /^[0-9a-f]{32}$/;
+/** A 64-bit B3 trace id, as routers of 2019-2021 logged it. */
+const HEX16 = /^[0-9a-f]{16}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
 
 /**
  * The 32-hex trace id of a B3 trace id, a `b3` single header or a W3C traceparent; null otherwise.
+ * A 64-bit B3 id (16 hex) is left-padded with zeros to 128 bits, as B3 and OpenTelemetry's B3
+ * propagator read it, so every stored trace id has one form.
  * @param {string | undefined} value
  */
 export function normalizeTraceId(value) {
@@ -18,6 +22,7 @@ export function normalizeTraceId(value) {
   if (traceparent) return traceparent[1];
   const first = v.split('-')[0];
   if (HEX32.test(first)) return first;
+  if (HEX16.test(first)) return first.padStart(32, '0');
   return null;
 }
 

@@ -8,8 +8,13 @@ import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
  * @typedef {{ ok: true, record: RouterRequest } | { ok: false, reason: string }} ParseResult
  */
 
-/** `cf logs` prefix: `<ts> [RTR/<router index>] OUT `. Other sources ([APP/...], [API/...]) are not router lines. */
-const CF_LOGS_PREFIX = /^\s*(\S+)\s+\[([A-Z]+)(?:\/[^\]]*)?\]\s+(?:OUT|ERR)\s/;
+/**
+ * `cf logs` prefix: `<ts> [RTR/<router index>] OUT `. Other sources ([APP/...], [API/...], older CLIs'
+ * [App/0]) are not router lines; an `[RTR/n] OUT` with nothing after it is an empty router message.
+ */
+const CF_LOGS_PREFIX = /^\s*(\S+)\s+\[([A-Za-z]+)(?:\/[^\]]*)?\]\s+(?:OUT|ERR)(?:\s|$)/;
+/** An HTTP method as RFC 9110 allows it (a token): `VERSION-CONTROL` and a lower-case `get` included. */
+const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEAD = /^(\S+) - \[([^\]]*)\] "((?:[^"\\]|\\.)*)" (\S+) (\S+) (\S+)(?: |$)/;
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/i;
 const GOROUTER_LEGACY_TIME =
@@ -207,8 +212,9 @@ export function parseGorouterLine(line, options = {}) {
   let text = line.replace(/\r?\n$/, '');
   const prefix = CF_LOGS_PREFIX.exec(text);
   if (prefix) {
-    if (prefix[2] !== 'RTR') return { ok: false, reason: 'not_rtr' };
+    if (prefix[2].toUpperCase() !== 'RTR') return { ok: false, reason: 'not_rtr' };
     text = text.slice(prefix[0].length);
+    if (text.trim() === '') return { ok: false, reason: 'empty_rtr' };
   }
   text = text.trim();
   if (text === '') return { ok: false, reason: 'empty' };
@@ -216,7 +222,8 @@ export function parseGorouterLine(line, options = {}) {
   if (!head) return { ok: false, reason: /^\S+ - \[/.test(text) ? 'truncated' : 'not_gorouter' };
   const receivedAt = parseRouterTimestamp(head[2]);
   if (!receivedAt) return { ok: false, reason: 'bad_timestamp' };
-  const status = wholeNumber(head[4]);
+  // Nothing written to the client (it gave up, the backend never answered): gorouter writes `"-"`.
+  const status = wholeNumber(head[4] === '"-"' ? '-' : head[4]);
   const bytesReceived = wholeNumber(head[5]);
   const bytesSent = wholeNumber(head[6]);
   if (status === undefined || (status !== null && (status < 100 || status > 599)))
@@ -235,8 +242,8 @@ export function parseGorouterLine(line, options = {}) {
   const appIndex = wholeNumber(fields.get('app_index'));
 
   const request = head[3].split(' ');
-  const method = request.length >= 2 && /^[A-Z]+$/.test(request[0]) ? request[0] : null;
-  const path = method ? request.slice(1, request.length >= 3 ? -1 : undefined).join(' ') : null;
+  const method = request.length >= 2 && METHOD_TOKEN.test(request[0]) ? request[0] : null;
+  const path = request.length >= 2 ? request.slice(1, request.length >= 3 ? -1 : undefined).join(' ') : null;
   const vcapRequestId = present(fields.get('vcap_request_id'))?.toLowerCase() ?? null;
   return {
     ok: true,

@@ -1,6 +1,6 @@
 // Source `router-logs`: gorouter access logs from Elasticsearch/OpenSearch -> RouterRequest records,
 // read window by window, page by page.
-import { isGuid } from '../../../core/ids.js';
+import { splitApps } from '../../../core/ids.js';
 import { headerLogField } from './correlation-ids.js';
 import { fieldNamesFor, lineFieldsFor, mapDocument } from './documents.js';
 import { createSearchClient } from './search.js';
@@ -49,21 +49,8 @@ export function createRouterLogSource(config, deps = {}) {
   // Only for skipped documents and debug lines: most documents never need it.
   /** @param {{ _index?: string, _id?: string }} hit */
   const idOf = (hit) => `${hit._index ?? '?'}/${hit._id ?? '?'}`;
-  const names = config.cf.apps.filter((a) => !isGuid(a));
-  const guids = config.cf.apps.filter((a) => /^[0-9a-f-]{36}$/i.test(a));
-
-  /** @param {string} from @param {string} to */
-  function queryFor(from, to) {
-    /** @type {object[]} */
-    const filter = [{ range: { [fields.timestamp]: { gte: from, lt: to, format: 'strict_date_optional_time' } } }];
-    if (fields.sourceType) filter.push({ match: { [fields.sourceType]: 'RTR' } });
-    const apps = [
-      ...names.map((n) => ({ match_phrase: { [fields.appName]: n } })),
-      ...guids.map((g) => ({ match_phrase: { [fields.appGuid]: g } })),
-    ];
-    if (apps.length) filter.push({ bool: { should: apps, minimum_should_match: 1 } });
-    return { bool: { filter } };
-  }
+  const queryFor = (/** @type {string} */ from, /** @type {string} */ to) =>
+    windowQuery(fields, config.cf.apps, from, to);
 
   return {
     name: 'router-logs',
@@ -137,6 +124,25 @@ export function createRouterLogSource(config, deps = {}) {
       client.close();
     },
   };
+}
+
+/**
+ * The search query of [from, to): router documents of the watched apps (CF_APPS: names, or GUIDs
+ * matched lower-cased, as the platform writes them).
+ * @param {ReturnType<typeof fieldNamesFor>} fields @param {readonly string[]} watched
+ * @param {string} from @param {string} to
+ */
+export function windowQuery(fields, watched, from, to) {
+  const { guids, names } = splitApps(watched);
+  /** @type {object[]} */
+  const filter = [{ range: { [fields.timestamp]: { gte: from, lt: to, format: 'strict_date_optional_time' } } }];
+  if (fields.sourceType) filter.push({ match: { [fields.sourceType]: 'RTR' } });
+  const apps = [
+    ...names.map((n) => ({ match_phrase: { [fields.appName]: n } })),
+    ...guids.map((g) => ({ match_phrase: { [fields.appGuid]: g } })),
+  ];
+  if (apps.length) filter.push({ bool: { should: apps, minimum_should_match: 1 } });
+  return { bool: { filter } };
 }
 
 /** @typedef {ReturnType<typeof createRouterLogSource>} RouterLogSource */

@@ -210,7 +210,7 @@ export function createSearchClient(search, deps = {}) {
           {
             size,
             query,
-            sort: [{ [sortField]: { order: 'asc' } }, { _shard_doc: 'asc' }],
+            sort: [byTime(sortField), { _shard_doc: 'asc' }],
             pit: { id: pitId, keep_alive: '2m' },
             track_total_hits: total < 0,
             ...(after ? { search_after: after } : {}),
@@ -254,7 +254,7 @@ export function createSearchClient(search, deps = {}) {
         {
           size: scrollPage,
           query,
-          sort: [{ [sortField]: { order: 'asc' } }],
+          sort: [byTime(sortField)],
           track_total_hits: true,
         },
         signal,
@@ -290,5 +290,8 @@ export function createSearchClient(search, deps = {}) {
 
   return { server, readAll, close: http.close };
 }
+
+// Sort values in epoch ms whether an index maps the field as date or date_nanos (else nanoseconds).
+export const byTime = (/** @type {string} */ field) => ({ [field]: { order: 'asc', numeric_type: 'date' } });
 
 /** @typedef {ReturnType<typeof createSearchClient>} SearchClient */

@@ -23,6 +23,8 @@ export function routerRequestFromSyslog(text, options) {
   const m = parsed.message;
   if (sourceOf(m.procId).sourceType !== 'RTR') return { ok: false, reason: 'not_rtr', ignored: true };
   const line = parseGorouterLine(m.message, options);
+  // An RTR message with nothing in it, as `cf logs` shows it (`[RTR/n] OUT`): no request, no loss.
+  if (!line.ok && line.reason === 'empty') return { ok: false, reason: 'empty_rtr', ignored: true };
   if (!line.ok) return { ok: false, reason: line.reason, ignored: false };
   const tags = m.structuredData.get(TAGS_SD);
   // The line's app_id is the key the other sources use; the APP-NAME field (the source id) stands in
