@@ -23,7 +23,7 @@ import { headerLogField } from './sources/router-logs/correlation-ids.js';
 import { drainConfigured, startDrain } from './sources/syslog-drain/index.js';
 import { ingestApps } from './sources/log-cache/index.js';
 import { SourceError } from '../core/errors.js';
-import { openDatabase } from '../exporters/postgres/database.js';
+import { openDatabase, unreachable } from '../exporters/postgres/database.js';
 import { migrateUntilDone } from '../exporters/postgres/migrate.js';
 import { createPostgresSink } from '../exporters/postgres/sink.js';
 import { createPrometheusSink } from '../exporters/prometheus.js';
@@ -67,7 +67,7 @@ export async function startCollector(config, { log, onPoll }) {
   const failed = /** @type {Promise<Error>} */ (new Promise((resolve) => (fail = resolve)));
   // A migration the database refused ends `collect` (through `failed`); the sources then see no schema.
   const schemaReady = migrateUntilDone(database.pool, log, abort.signal).catch((err) => {
-    fail(err);
+    fail(/** @type {Error} */ (unreachable(err, config)));
     return false;
   });
 

@@ -37,7 +37,9 @@ export async function migrate(pool, log) {
   let current;
   /** @type {unknown} */
   let refused;
+  let connected = false;
   const applied = await withClient(pool, (client) => {
+    connected = true;
     // node-pg-migrate wraps some statement errors in a message holding their stack and drops the
     // error itself: the statement's own error is kept here as it passes.
     const dbClient = /** @type {any} */ ({
@@ -61,6 +63,8 @@ export async function migrate(pool, log) {
       },
     });
   }).catch((err) => {
+    // Not connected (refused password, no such database): no migration ran; the caller names the server.
+    if (!connected) throw err;
     const cause = refused ?? err;
     if (isConnectionError(cause)) throw cause;
     if (isConnectionError(err)) throw err;
