@@ -68,7 +68,9 @@ export function noGorouterLine(result, input) {
   const lines = result.lines ?? 0;
   const example = result.firstLine
     ? `, e.g. line ${result.firstLine.number}: ${JSON.stringify(result.firstLine.text)}`
-    : ' (all blank)';
+    : lines
+      ? ', all blank'
+      : '';
   return (
     `no gorouter access-log line found in ${input} (${lines} line${lines === 1 ? '' : 's'} looked at${example}); ` +
     'give a gorouter access log or `cf logs APP --recent` output'

@@ -171,11 +171,17 @@ describe('paasmon ingest --file', () => {
     fs.writeFileSync(hostname, 'cell-7.example.com\n');
     const long = `${dir}/long.txt`;
     fs.writeFileSync(long, `\n\n${'x'.repeat(100)}\t\0end\n`);
+    const empty = `${dir}/empty.log`;
+    fs.writeFileSync(empty, '');
+    const blank = `${dir}/blank.log`;
+    fs.writeFileSync(blank, '\n  \n');
     for (const [file, looked] of /** @type {const} */ ([
       [packageJson, `${packageLines} lines looked at, e.g. line 1: "{"`],
       [quiet, '6 lines looked at, e.g. line 1: "Retrieving logs for app shop in org lab / space perf as perf-bot..."'],
       [hostname, '1 line looked at, e.g. line 1: "cell-7.example.com"'],
       [long, `3 lines looked at, e.g. line 3: "${'x'.repeat(80)}…"`],
+      [empty, '0 lines looked at'],
+      [blank, '2 lines looked at, all blank'],
     ])) {
       const result = await runCli(['ingest', '--file', file, '--app', 'x'], { DATABASE_URL: db.url });
       assert.equal(result.code, 1, `${file}: ${result.stderr}`);
