@@ -37,7 +37,7 @@ export function createPageWriter(pool) {
   /** @param {import('../../core/types.js').Page} page @returns {Promise<import('../../core/types.js').Inserted>} */
   async function writeRows({ kind, records, encoded, checkpoint, commitAfter, copyAfter, onCopied, countOnly }) {
     const spec = tableOf(kind);
-    /** Records with text cleaned, counted when the rows are encoded (again for each attempt). */
+    /** Records with text cleaned: set each time the rows are encoded. */
     let cleaned = encoded?.cleaned ?? 0;
     const lines = () => {
       if (encoded) return encoded;
