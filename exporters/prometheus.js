@@ -30,9 +30,7 @@ const INSTANCE_GAUGES = /** @type {const} */ ([
 
 /**
  * @param {{ collectDefaultMetrics?: boolean, cleanedRecords?: () => ReadonlyMap<string, number> }} [options]
- *   cleanedRecords: records stored with cleaned text by kind, as counted since start (default: this
- *   process's PostgreSQL writes)
- */
+ *   cleanedRecords: records stored with cleaned text since start, by kind (default: this process's) */
 export function createPrometheusSink(options = {}) {
   const registry = new client.Registry();
   if (options.collectDefaultMetrics ?? true)
@@ -107,18 +105,11 @@ export function createPrometheusSink(options = {}) {
       help: 'Records stored with text cleaned (0x00 and bytes that are not UTF-8 replaced by U+FFFD), by kind.',
       labelNames: ['kind'],
       registers: [registry],
-      collect: () => showCleaned(),
+      collect() {
+        this.reset();
+        for (const [kind, n] of (options.cleanedRecords ?? cleanedSinceStart)()) this.inc({ kind }, n);
+      },
     }),
-  };
-  const cleanedRecords = options.cleanedRecords ?? cleanedSinceStart;
-  /** @type {Map<string, number>} what the counter shows already, by kind */
-  const cleanedShown = new Map();
-  const showCleaned = () => {
-    for (const [kind, n] of cleanedRecords()) {
-      const delta = n - (cleanedShown.get(kind) ?? 0);
-      if (delta > 0) self.dbCleaned.inc({ kind }, delta);
-      cleanedShown.set(kind, n);
-    }
   };
 
   const router = {
@@ -277,8 +268,7 @@ export function createPrometheusSink(options = {}) {
       drain.buffered.set(records);
     },
     /**
-     * What an increment of a router-log source skipped, counted by reason, and the source's recent
-     * skipped ratio (collector/pipeline/skipped-window.js).
+     * An increment's skipped records by reason, and its source's recent ratio (pipeline/skipped-window.js).
      * @param {string} source @param {Map<string, number>} skipped @param {number} ratio
      */
     showSkipped(source, skipped, ratio) {
