@@ -4,15 +4,8 @@ import { requireCloudController } from './config/index.js';
 import { healthChecks } from './health.js';
 import { createHttpServer, watchEventLoop } from './metrics-server.js';
 import { recentCorrelationCounts } from '../exporters/postgres/queries/correlation.js';
-import {
-  EXPECTED_SKIPS,
-  addResult,
-  describeVerdict,
-  ingestFileIncrement,
-  ingestIncrement,
-  skippedShare,
-  skippedVerdict,
-} from './pipeline/ingest.js';
+import { EXPECTED_SKIPS, describeVerdict, ingestFileIncrement, ingestIncrement } from './pipeline/ingest.js';
+import { createSkippedWindow } from './pipeline/skipped-window.js';
 import { createJob } from './pipeline/job.js';
 import { createPoller } from './pipeline/poller.js';
 import { schedule } from './pipeline/schedule.js';
@@ -236,11 +229,8 @@ function startRouterLogFileIngest(config, deps) {
  * @param {readonly string[]} [expected] skip reasons that are not a loss (EXPECTED_SKIPS)
  */
 function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, signal }, ingest, expected) {
-  // Judged on everything this collector has read: an increment that only re-reads the boundary
-  // document must not clear a loss the increment before it found.
-  /** @type {import('./pipeline/ingest.js').IngestResult} */
-  const seen = { records: 0, inserted: 0, skipped: new Map(), examples: new Map() };
-  const verdict = () => skippedVerdict(seen, config.ingestMaxSkippedRatio, expected);
+  // Judged on the source's recent increments (skipped-window.js), never on another source's.
+  const recent = createSkippedWindow({ maxRatio: config.ingestMaxSkippedRatio, expected });
   const job = createJob({
     name,
     metrics: prometheus.self,
@@ -249,9 +239,9 @@ function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, sign
     work: async (ctx) => {
       if (!(await schemaReady)) return { records: 0 };
       const result = await ingest(ctx);
-      addResult(seen, result);
-      prometheus.showSkipped(result.skipped, skippedShare(seen, expected).ratio);
-      const tooMany = result.skipped.size ? verdict() : undefined;
+      recent.add(result);
+      prometheus.showSkipped(name, result.skipped, recent.ratio());
+      const tooMany = result.skipped.size ? recent.verdict() : undefined;
       if (tooMany) ctx.log.warn({ reason: tooMany.reason }, describeVerdict(tooMany, config.ingestMaxSkippedRatio));
       // New router rows may complete the correlation of recent runs (the views are live; the counter
       // is not). Counted only when rows came in, and for runs open or ended within the hour: each
@@ -260,7 +250,7 @@ function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, sign
       return result;
     },
   });
-  return { job, schedule: schedule(job, config.ingestSchedule), lastVerdict: verdict };
+  return { job, schedule: schedule(job, config.ingestSchedule), lastVerdict: recent.verdict };
 }
 
 /**

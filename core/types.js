@@ -119,6 +119,7 @@
  * @typedef {object} EncodedRows
  * @property {Buffer} data
  * @property {number} rows
+ * @property {number} [cleaned] rows with text cleaned as they were encoded (exporters/postgres/clean-text.js)
  * @property {() => void} [onWritten] called once the rows are in the database: `data` may be reused
  */
 
@@ -128,6 +129,7 @@
  * @typedef {object} Inserted
  * @property {number} count
  * @property {PaasmonRecord[]} records
+ * @property {number} [cleaned] records of the page stored with cleaned text (new or already there)
  */
 
 /**

@@ -2,6 +2,7 @@
 // collector's own metrics. Nothing here does I/O; /metrics renders the registry.
 import client from 'prom-client';
 import { statusClass } from '../core/ids.js';
+import { cleanedRecords as cleanedSinceStart } from './postgres/clean-text.js';
 
 const INSTANCE_LABELS = /** @type {const} */ (['app', 'app_guid', 'process_type', 'instance_index']);
 
@@ -28,8 +29,8 @@ const INSTANCE_GAUGES = /** @type {const} */ ([
 ]);
 
 /**
- * @param {{ collectDefaultMetrics?: boolean }} [options]
- */
+ * @param {{ collectDefaultMetrics?: boolean, cleanedRecords?: () => ReadonlyMap<string, number> }} [options]
+ *   cleanedRecords: records stored with cleaned text since start, by kind (default: this process's) */
 export function createPrometheusSink(options = {}) {
   const registry = new client.Registry();
   if (options.collectDefaultMetrics ?? true)
@@ -99,6 +100,16 @@ export function createPrometheusSink(options = {}) {
       help: 'Records dropped because the PostgreSQL buffer was full during an outage.',
       registers: [registry],
     }),
+    dbCleaned: new client.Counter({
+      name: 'paasmon_db_cleaned_records_total',
+      help: 'Records stored with text cleaned (0x00 and bytes that are not UTF-8 replaced by U+FFFD), by kind.',
+      labelNames: ['kind'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [kind, n] of (options.cleanedRecords ?? cleanedSinceStart)()) this.inc({ kind }, n);
+      },
+    }),
   };
 
   const router = {
@@ -128,7 +139,10 @@ export function createPrometheusSink(options = {}) {
     }),
     skippedRatio: new client.Gauge({
       name: 'paasmon_router_skipped_ratio',
-      help: 'Skipped / read of the last router-log ingest (INGEST_MAX_SKIPPED_RATIO marks it degraded).',
+      help:
+        'Skipped / (read + skipped) of a router-log source over its latest increments holding at least 1000 ' +
+        'records (INGEST_MAX_SKIPPED_RATIO marks it degraded).',
+      labelNames: ['source'],
       registers: [registry],
     }),
   };
@@ -254,12 +268,12 @@ export function createPrometheusSink(options = {}) {
       drain.buffered.set(records);
     },
     /**
-     * What the last router-log ingest skipped: counted by reason, and its ratio to what was read.
-     * @param {Map<string, number>} skipped @param {number} ratio
+     * An increment's skipped records by reason, and its source's recent ratio (pipeline/skipped-window.js).
+     * @param {string} source @param {Map<string, number>} skipped @param {number} ratio
      */
-    showSkipped(skipped, ratio) {
+    showSkipped(source, skipped, ratio) {
       for (const [reason, n] of skipped) router.skipped.inc({ reason }, n);
-      router.skippedRatio.set(ratio);
+      router.skippedRatio.set({ source }, ratio);
     },
     /**
      * Correlation counts per run as PostgreSQL has them; the counter moves by what is new per run

@@ -53,6 +53,8 @@ export function createRecorder({
   let bytes = 0;
   let rows = 0;
   let waits = 0;
+  /** The encoder's count of rows with cleaned text when the page began. */
+  let cleanedBefore = 0;
 
   /** Hands the page to the sink; a promise when the producer must wait for a free slot. */
   function handOver() {
@@ -60,7 +62,9 @@ export function createRecorder({
     // here for the next rows, and pages waiting out an outage hold only what they carry.
     const partFilled = bytes < page.length / 4;
     const data = page.subarray(0, bytes);
-    if (partFilled) sink.writeEncoded('loadgen_request', { data: Buffer.from(data), rows });
+    const cleaned = encoder.cleaned - cleanedBefore;
+    cleanedBefore = encoder.cleaned;
+    if (partFilled) sink.writeEncoded('loadgen_request', { data: Buffer.from(data), rows, cleaned });
     else {
       const full = page;
       // A page grown for long errors is not kept: the spare pages stay of the usual size.
@@ -68,7 +72,7 @@ export function createRecorder({
         // As many as can be on their way at once: `maxInFlight` being written and one waiting.
         if (full.length === pageBytes && spare.length <= maxInFlight) spare.push(full);
       };
-      sink.writeEncoded('loadgen_request', { data, rows, onWritten });
+      sink.writeEncoded('loadgen_request', { data, rows, cleaned, onWritten });
       page = newPage();
     }
     bytes = 0;

@@ -7,6 +7,7 @@ import {
   ingestIncrement,
   ingestLines,
   ingestWindow,
+  noGorouterLine,
   openLines,
   skippedVerdict,
 } from '../pipeline/ingest.js';
@@ -14,9 +15,10 @@ import { createAppNameLookup } from '../sources/cloud-controller/app-names.js';
 import { createRouterLogSource } from '../sources/router-logs/index.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 
-/** @param {Map<string, number>} skipped */
-const describeSkipped = (skipped) =>
-  skipped.size ? ` skipped: ${[...skipped].map(([r, n]) => `${r}=${n}`).join(', ')}` : ' skipped: none';
+/** @param {import('../pipeline/ingest.js').IngestResult} result */
+const describeSkippedAndCleaned = ({ skipped, cleaned }) =>
+  (skipped.size ? ` skipped: ${[...skipped].map(([r, n]) => `${r}=${n}`).join(', ')}` : ' skipped: none') +
+  `; cleaned: ${cleaned ?? 0}`;
 
 /** @param {string | undefined} text @param {number} fallback */
 function ratioFlag(text, fallback) {
@@ -74,10 +76,13 @@ export async function ingestCommand(config, { log, out }, flags) {
           { appName: flags.app, correlationHeader: config.correlationHeader },
           { pool, warn, appNames: lookup?.namesOf },
         );
+        const input = flags.file === '-' ? 'stdin' : flags.file;
         out(
-          `${result.records} router requests read from ${flags.file === '-' ? 'stdin' : flags.file}, ` +
-            `${result.inserted} new rows;${describeSkipped(result.skipped)}`,
+          `${result.records} router requests read from ${input}, ${result.inserted} new rows;` +
+            describeSkippedAndCleaned(result),
         );
+        const notRouterLog = noGorouterLine(result, input);
+        if (notRouterLog) throw new Error(`ingest: ${notRouterLog}`);
         return verdict(result);
       } finally {
         lookup?.close();
@@ -99,7 +104,7 @@ export async function ingestCommand(config, { log, out }, flags) {
       );
       out(
         `${result.documents} documents in [${result.from}, ${result.to}), ${result.records} router requests, ` +
-          `${result.inserted} new rows;${describeSkipped(result.skipped)}`,
+          `${result.inserted} new rows;${describeSkippedAndCleaned(result)}`,
       );
       return verdict(result);
     } finally {

@@ -16,9 +16,13 @@ import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-w
  * @property {number} records records read and well-formed
  * @property {number} inserted rows new in PostgreSQL
  * @property {Map<string, number>} skipped by reason
+ * @property {number} [cleaned] records stored with text cleaned (0x00, bytes not UTF-8: U+FFFD)
  * @property {Map<string, import('../sources/router-logs/index.js').SkippedExample>} [examples] the first
  *   skipped document (or line) of each reason
  * @property {number} [documents] documents the window held (search only)
+ * @property {number} [lines] lines read (file or stdin only)
+ * @property {{ number: number, text: string }} [firstLine] the first line that is not blank, cut to
+ *   LINE_EXAMPLE_CHARS (file or stdin only)
  * @property {string} [from]
  * @property {string} [to]
  * @property {{ source: number, write: number, wall: number }} [busyMs] search only: time each stage
@@ -67,6 +71,31 @@ function warnSkipped(skipped, what, warn) {
     if (!UNWARNED_SKIPS.includes(reason)) warn?.(reason, `${n} ${what} skipped: ${reason}`);
 }
 
+/** Characters of a line shown as an example. */
+const LINE_EXAMPLE_CHARS = 80;
+
+/**
+ * Lines in which not one is a gorouter access-log line, nor a malformed one (a JSON file, a
+ * hostname, `cf logs` of an app nobody called): a mistake the user must hear of, as one line.
+ * Lines of other sources beside RTR lines are fine.
+ * @param {IngestResult} result of ingestLines @param {string} input what was read (a path, stdin)
+ * @returns {string | undefined}
+ */
+export function noGorouterLine(result, input) {
+  const onlyOtherLines = [...result.skipped.keys()].every((reason) => EXPECTED_SKIPS.lines.includes(reason));
+  if (result.records > 0 || !onlyOtherLines) return undefined;
+  const lines = result.lines ?? 0;
+  const example = result.firstLine
+    ? `, e.g. line ${result.firstLine.number}: ${JSON.stringify(result.firstLine.text)}`
+    : lines
+      ? ', all blank'
+      : '';
+  return (
+    `no gorouter access-log line found in ${input} (${lines} line${lines === 1 ? '' : 's'} looked at${example}); ` +
+    'give a gorouter access log or `cf logs APP --recent` output'
+  );
+}
+
 /** @param {IngestResult} result @param {readonly string[]} [expected] */
 export function skippedShare(result, expected = EXPECTED_SKIPS.documents) {
   const counted = [...result.skipped].filter(([reason]) => !expected.includes(reason)).sort((a, b) => b[1] - a[1]);
@@ -102,6 +131,7 @@ export function describeVerdict(v, maxRatio) {
 export function addResult(into, from) {
   into.records += from.records;
   into.inserted += from.inserted;
+  into.cleaned = (into.cleaned ?? 0) + (from.cleaned ?? 0);
   addCounts(into.skipped, from.skipped);
   if (into.examples && from.examples) addFirsts(into.examples, from.examples);
 }
@@ -186,6 +216,7 @@ export async function ingestWindow(source, window, deps) {
   const result = {
     records: 0,
     inserted: 0,
+    cleaned: 0,
     skipped: new Map(),
     examples: new Map(),
     documents: 0,
@@ -237,6 +268,7 @@ export async function ingestWindow(source, window, deps) {
             deps.metrics?.write(inserted.records);
             result.records += page.encoded?.rows ?? page.records.length;
             result.inserted += inserted.count;
+            result.cleaned = (result.cleaned ?? 0) + (inserted.cleaned ?? 0);
             result.documents = (result.documents ?? 0) + page.documents;
             addCounts(result.skipped, page.skipped);
             addFirsts(/** @type {Map<string, any>} */ (result.examples), page.examples);
@@ -362,7 +394,7 @@ async function storeLines(lines, options, deps, checkpoint) {
   const correlationField = headerLogField(options.correlationHeader);
   const batchSize = options.batchSize ?? 5000;
   /** @type {IngestResult} */
-  const result = { records: 0, inserted: 0, skipped: new Map(), examples: new Map() };
+  const result = { records: 0, inserted: 0, cleaned: 0, lines: 0, skipped: new Map(), examples: new Map() };
   /** @type {import('../sources/router-logs/gorouter.js').RouterRequest[]} */
   let batch = [];
   /** @type {number | undefined} */
@@ -386,6 +418,7 @@ async function storeLines(lines, options, deps, checkpoint) {
     });
     deps.metrics?.write(inserted.records);
     result.inserted += inserted.count;
+    result.cleaned = (result.cleaned ?? 0) + (inserted.cleaned ?? 0);
     batch = [];
     committed = position;
   };
@@ -394,6 +427,10 @@ async function storeLines(lines, options, deps, checkpoint) {
     lineNumber += 1;
     position = line.end;
     if (line.text.trim() === '') continue;
+    result.firstLine ??= {
+      number: lineNumber,
+      text: line.text.length > LINE_EXAMPLE_CHARS ? `${line.text.slice(0, LINE_EXAMPLE_CHARS)}…` : line.text,
+    };
     const parsed = parseGorouterLine(line.text, { correlationField });
     if (!parsed.ok) {
       // Other log sources in `cf logs` output are expected, not errors.
@@ -408,6 +445,7 @@ async function storeLines(lines, options, deps, checkpoint) {
     if (batch.length >= batchSize) await flush();
   }
   await flush();
+  result.lines = lineNumber;
   warnSkipped(result.skipped, 'lines', deps.warn);
   return result;
 }

@@ -2,6 +2,7 @@
 // is its length in 4 bytes (-1 for NULL), then the type's binary form. Parsing binary costs
 // PostgreSQL far less than text (timestamps above all), and writing it costs no escape pass.
 import { digitsAt, wholeSecondsMs } from '../../core/utc-time.js';
+import { cleanedText } from './clean-text.js';
 
 /** @typedef {'text' | 'int4' | 'int8' | 'float8' | 'timestamptz'} BinaryType */
 
@@ -75,6 +76,9 @@ export function tupleWriter(rowsHint) {
   let page = Buffer.allocUnsafe(Math.max(1024, rowsHint * BYTES_PER_ROW_HINT));
   let at = 0;
   let rows = 0;
+  /** Rows with text cleaned (clean-text.js), and whether the current row is one. */
+  let cleaned = 0;
+  let rowCleaned = false;
   const toTime = timestampEncoder();
   /** @param {number} bytes */
   const room = (bytes) => {
@@ -90,6 +94,7 @@ export function tupleWriter(rowsHint) {
       page.writeInt16BE(fields, at);
       at += 2;
       rows += 1;
+      rowCleaned = false;
     },
     /** @param {BinaryType} type @param {unknown} value @param {string} column */
     field(type, value, column) {
@@ -101,17 +106,26 @@ export function tupleWriter(rowsHint) {
       }
       switch (type) {
         case 'text': {
-          const text = String(value);
+          let text = String(value);
           const n = text.length;
-          // At most 3 bytes of UTF-8 per UTF-16 unit.
+          // At most 3 bytes of UTF-8 per UTF-16 unit (cleaning keeps the count of units).
           room(4 + 3 * n);
           // ASCII byte by byte: cheaper than a call into C++ for ids and paths of a few dozen characters.
           const start = at + 4;
           let i = 0;
           for (; i < n; i++) {
             const c = text.charCodeAt(i);
-            if (c >= 0x80) break;
+            if (c >= 0x80 || c === 0) break;
             page[start + i] = c;
+          }
+          if (i < n) {
+            // Only text that is not plain ASCII without 0x00 is looked at for cleaning.
+            const clean = cleanedText(text);
+            if (clean !== undefined) {
+              text = clean;
+              if (!rowCleaned) cleaned += 1;
+              rowCleaned = true;
+            }
           }
           const bytes = i === n ? n : page.write(text, start, 'utf8');
           page.writeInt32BE(bytes, at);
@@ -147,7 +161,7 @@ export function tupleWriter(rowsHint) {
       }
     },
     /** @returns {import('../../core/types.js').EncodedRows} */
-    done: () => ({ data: page.subarray(0, at), rows }),
+    done: () => ({ data: page.subarray(0, at), rows, cleaned }),
   };
 }
 

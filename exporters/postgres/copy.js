@@ -16,9 +16,19 @@ export const UNIQUE_VIOLATION = '23505';
 /** @typedef {import('./tables.js').TableSpec} TableSpec */
 /** @typedef {import('../../core/types.js').EncodedRows} EncodedRows */
 
-/** One COPY line of a record. @param {TableSpec} spec @param {unknown} record */
-export function copyLine(spec, record) {
-  return `${spec.columns.map(([, toValue]) => copyValue(toValue(record))).join('\t')}\n`;
+/**
+ * One COPY line of a record.
+ * @param {TableSpec} spec @param {unknown} record
+ * @param {{ rows: number }} [cleaned] counts the record when any of its text was cleaned (clean-text.js)
+ */
+export function copyLine(spec, record, cleaned) {
+  let dirty = false;
+  const onCleaned = () => {
+    dirty = true;
+  };
+  const line = `${spec.columns.map(([, toValue]) => copyValue(toValue(record), onCleaned)).join('\t')}\n`;
+  if (dirty && cleaned) cleaned.rows += 1;
+  return line;
 }
 
 /**

@@ -1,6 +1,7 @@
 // The transactional page writer (core/types.js PageWriter): a page's rows and its checkpoint in
 // one transaction; rows already present are skipped; only the records inserted now come back.
 import { saveCheckpoint } from './checkpoints.js';
+import { countCleaned } from './clean-text.js';
 import {
   UNIQUE_VIOLATION,
   binaryRows,
@@ -27,9 +28,29 @@ export function encodeRecords(kind, records, rowsHint) {
  * @returns {import('../../core/types.js').PageWriter}
  */
 export function createPageWriter(pool) {
-  return async function writePage({ kind, records, encoded, checkpoint, commitAfter, copyAfter, onCopied, countOnly }) {
+  return async function writePage(page) {
+    const inserted = await writeRows(page);
+    countCleaned(page.kind, inserted.cleaned ?? 0);
+    return inserted;
+  };
+
+  /** @param {import('../../core/types.js').Page} page @returns {Promise<import('../../core/types.js').Inserted>} */
+  async function writeRows({ kind, records, encoded, checkpoint, commitAfter, copyAfter, onCopied, countOnly }) {
     const spec = tableOf(kind);
-    const lines = () => encoded ?? binaryRows(spec, records) ?? records.map((record) => copyLine(spec, record));
+    /** Records with text cleaned: set each time the rows are encoded. */
+    let cleaned = encoded?.cleaned ?? 0;
+    const lines = () => {
+      if (encoded) return encoded;
+      const binary = binaryRows(spec, records);
+      if (binary) {
+        cleaned = binary.cleaned ?? 0;
+        return binary;
+      }
+      const counter = { rows: 0 };
+      const text = records.map((record) => copyLine(spec, record, counter));
+      cleaned = counter.rows;
+      return text;
+    };
     const keyed = () =>
       inTransaction(pool, async (client) => {
         await copyAfter;
@@ -41,18 +62,18 @@ export function createPageWriter(pool) {
         onCopied?.();
         await commitAfter;
         if (checkpoint) await saveCheckpoint(client, checkpoint);
-        return { count: inserted.count, records: inserted.rows.map((row) => recordOf(kind, spec, row)) };
+        return { count: inserted.count, records: inserted.rows.map((row) => recordOf(kind, spec, row)), cleaned };
       });
     if (!spec.freshKeys || checkpoint || commitAfter || copyAfter) return keyed();
     try {
       await inTransaction(pool, (client) => copyNew(client, spec, lines()));
-      return { count: encoded?.rows ?? records.length, records: countOnly ? [] : records };
+      return { count: encoded?.rows ?? records.length, records: countOnly ? [] : records, cleaned };
     } catch (err) {
       // A batch retried after its commit was not acknowledged: fall back to skipping what is there.
       if (/** @type {any} */ (err)?.code !== UNIQUE_VIOLATION) throw err;
       return keyed();
     }
-  };
+  }
 }
 
 /**

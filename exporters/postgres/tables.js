@@ -1,4 +1,5 @@
 // Which table each record kind is stored in, its unique key, and how a record becomes a row.
+import { cleanedText } from './clean-text.js';
 import { POSTGRES_EPOCH_MS, writeInt64 } from './copy-binary.js';
 
 /**
@@ -113,14 +114,25 @@ export function loadgenRowEncoder({ runId, worker }) {
   head.writeInt16BE(LOADGEN_REQUESTS.columns.length, 0);
   head.writeInt32BE(8, 2);
   writeInt64(head, 6, runId);
-  const workerBytes = Buffer.from(worker, 'utf8');
+  // Text cleaned as clean-text.js says: the worker once, an error (rare) as it comes.
+  const cleanWorker = cleanedText(worker);
+  const workerBytes = Buffer.from(cleanWorker ?? worker, 'utf8');
+  /** Rows written with cleaned text. */
+  let cleaned = 0;
   const tail = Buffer.alloc(4 + workerBytes.length);
   tail.writeInt32BE(workerBytes.length, 0);
   workerBytes.copy(tail, 4);
   return {
     /** @param {string | null} error @returns {number} bytes the row takes at most */
     maxBytes: (error) =>
-      head.length + LOADGEN_ROW_BYTES + (error === null ? 0 : Buffer.byteLength(error)) + tail.length,
+      head.length +
+      LOADGEN_ROW_BYTES +
+      (error === null ? 0 : Buffer.byteLength(cleanedText(error) ?? error)) +
+      tail.length,
+    /** Rows written so far whose worker or error text was cleaned. */
+    get cleaned() {
+      return cleaned;
+    },
     /**
      * @param {Buffer} page with room for maxBytes(error) at `at` @param {number} at
      * @param {string} correlationId lower-case UUID @param {number} startedAtMs since 1970, with fractions
@@ -143,11 +155,13 @@ export function loadgenRowEncoder({ runId, worker }) {
       page.writeInt32BE(4, o);
       page.writeInt32BE(status, o + 4);
       o += 8;
+      const cleanError = error === null ? undefined : cleanedText(error);
+      if (cleanWorker !== undefined || cleanError !== undefined) cleaned += 1;
       if (error === null) {
         page.writeInt32BE(-1, o); // NULL
         o += 4;
       } else {
-        const errorBytes = page.write(error, o + 4, 'utf8');
+        const errorBytes = page.write(cleanError ?? error, o + 4, 'utf8');
         page.writeInt32BE(errorBytes, o);
         o += 4 + errorBytes;
       }

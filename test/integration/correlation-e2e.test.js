@@ -118,7 +118,7 @@ describe('correlation end to end', () => {
 
     const ingest = await runCli(['ingest', '--file', logFile, '--app', 'shop'], env);
     assert.equal(ingest.code, 0, ingest.stderr);
-    assert.match(ingest.stdout, /^800 router requests read from .*, 800 new rows; skipped: none$/m);
+    assert.match(ingest.stdout, /^800 router requests read from .*, 800 new rows; skipped: none; cleaned: 0$/m);
 
     const correlate = await runCli(['correlate', '--run', String(runId)], env);
     assert.match(

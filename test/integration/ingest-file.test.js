@@ -41,7 +41,7 @@ describe('paasmon ingest --file', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.equal(
       result.stdout.trim(),
-      `12 router requests read from ${CAPTURE.pathname}, 12 new rows; skipped: not_gorouter=1, not_rtr=4, truncated=1`,
+      `12 router requests read from ${CAPTURE.pathname}, 12 new rows; skipped: not_gorouter=1, not_rtr=4, truncated=1; cleaned: 0`,
     );
     assert.deepEqual(
       await rows(),
@@ -149,6 +149,51 @@ describe('paasmon ingest --file', () => {
     });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--max-skipped-ratio must be a ratio from 0 to 1/);
+  });
+
+  it('exits 1 naming the input, the lines looked at and an example when not one line is a gorouter access-log line', async (t) => {
+    const dir = fs.mkdtempSync('/tmp/paasmon-not-router-');
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const packageJson = new URL('../../package.json', import.meta.url).pathname;
+    const text = fs.readFileSync(packageJson, 'utf8');
+    const packageLines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    // `cf logs` of an app nobody called: the banner and lines of other sources, no RTR line.
+    const quiet = `${dir}/quiet.txt`;
+    fs.writeFileSync(
+      quiet,
+      fs
+        .readFileSync(CAPTURE, 'utf8')
+        .split('\n')
+        .filter((line) => !line.includes('[RTR/'))
+        .join('\n'),
+    );
+    const hostname = `${dir}/hostname`;
+    fs.writeFileSync(hostname, 'cell-7.example.com\n');
+    const long = `${dir}/long.txt`;
+    fs.writeFileSync(long, `\n\n${'x'.repeat(100)}\t\0end\n`);
+    const empty = `${dir}/empty.log`;
+    fs.writeFileSync(empty, '');
+    const blank = `${dir}/blank.log`;
+    fs.writeFileSync(blank, '\n  \n');
+    for (const [file, looked] of /** @type {const} */ ([
+      [packageJson, `${packageLines} lines looked at, e.g. line 1: "{"`],
+      [quiet, '6 lines looked at, e.g. line 1: "Retrieving logs for app shop in org lab / space perf as perf-bot..."'],
+      [hostname, '1 line looked at, e.g. line 1: "cell-7.example.com"'],
+      [long, `3 lines looked at, e.g. line 3: "${'x'.repeat(80)}…"`],
+      [empty, '0 lines looked at'],
+      [blank, '2 lines looked at, all blank'],
+    ])) {
+      const result = await runCli(['ingest', '--file', file, '--app', 'x'], { DATABASE_URL: db.url });
+      assert.equal(result.code, 1, `${file}: ${result.stderr}`);
+      const errors = result.stderr.split('\n').filter((line) => line && !line.startsWith('{'));
+      assert.deepEqual(errors, [
+        `paasmon: ingest: no gorouter access-log line found in ${file} (${looked}); give a gorouter access log or \`cf logs APP --recent\` output`,
+      ]);
+    }
+    assert.deepEqual(
+      (await rows()).filter((row) => row.app_name === 'x'),
+      [],
+    );
   });
 
   it('exits 2 on a bad window and when there is nothing to read from', async () => {

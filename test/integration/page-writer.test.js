@@ -85,7 +85,7 @@ describe('page writer commitAfter', () => {
     );
     // Two new rows and one already there: only the new ones count, and nothing is read back.
     const counted = await writePage({ ...page, records: [request('d'), request('e'), request('f')], countOnly: true });
-    assert.deepEqual(counted, { count: 2, records: [] });
+    assert.deepEqual(counted, { count: 2, records: [], cleaned: 0 });
     assert.deepEqual(await stored(), ['c', 'd', 'e', 'f', 'g']);
   });
 
@@ -124,7 +124,11 @@ describe('page writer commitAfter', () => {
     const { pool, ways } = watchedPool(t);
     const writePage = createPageWriter(pool);
     const page = { kind: /** @type {const} */ ('router_request'), countOnly: true };
-    assert.deepEqual(await writePage({ ...page, records: [request('h'), request('i')] }), { count: 2, records: [] });
+    assert.deepEqual(await writePage({ ...page, records: [request('h'), request('i')] }), {
+      count: 2,
+      records: [],
+      cleaned: 0,
+    });
     assert.deepEqual(ways(), { plain: true, keyed: false }, 'new rows: one COPY into the table');
     const twice = await writePage({ ...page, records: [request('j'), request('j'), request('k')] });
     assert.equal(twice.count, 2);

@@ -13,7 +13,7 @@ import { once } from 'node:events';
  * @property {string} sourceId
  * @property {string} instanceId
  * @property {Record<string, string>} tags
- * @property {string} [log] payload text (sent base64)
+ * @property {string | Buffer} [log] payload text, or bytes as they are (sent base64)
  * @property {Record<string, { unit: string, value: number }>} [gauge]
  */
 

@@ -10,7 +10,10 @@ const GOLDEN = new URL('../fixtures/metrics/collector.prom', import.meta.url);
 
 describe('/metrics golden file', () => {
   it('renders exactly the committed text for a fixed set of records', async () => {
-    const sink = createPrometheusSink({ collectDefaultMetrics: false });
+    const sink = createPrometheusSink({
+      collectDefaultMetrics: false,
+      cleanedRecords: () => new Map([['router_request', 2]]),
+    });
     const ts = new Date('2026-11-22T10:00:00Z');
     const base = {
       kind: /** @type {const} */ ('instance_sample'),
@@ -65,7 +68,8 @@ describe('/metrics golden file', () => {
       { ...loadgen, durationMs: 10_000, status: 0, error: 'timeout' },
     ]);
     sink.setIngestLag(31.5);
-    sink.showSkipped(new Map([['unknown_format', 3]]), 0.03);
+    sink.showSkipped('router-logs', new Map([['unknown_format', 3]]), 0.03);
+    sink.showSkipped('router-log-file', new Map(), 0);
     sink.setCorrelationCounts([{ run_id: 7, matched: 1, loadgen_only: 1, router_only: 2 }]);
     sink.self.pollDuration.observe({ source: 'cloud-controller' }, 0.2);
     sink.self.errors.inc({ source: 'cloud-controller', reason: 'timeout' });
