@@ -1,0 +1,154 @@
+// Gatling's simulation.log: binary since 3.13.0 (LogFileDataWriter; pinned to the layout of
+// 3.13.5, as Gatling documents none), tab-separated text before. Gatling records no HTTP status:
+// an OK request is stored as 200, a KO one with the status its check found (`found 503`), else 0.
+// The log holds no header either, so an id comes only from a request name that carries a UUID.
+import { request, transportErrorKind } from './records.js';
+
+/** @typedef {import('./records.js').LineResult} LineResult */
+
+const UUID_IN = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+/**
+ * @param {{ name: string, startMs: number, endMs: number, ok: boolean, message: string }} r
+ * @returns {import('./records.js').ImportedRequest}
+ */
+function gatlingRequest({ name, startMs, endMs, ok, message }) {
+  const found = /found (\d{3})\b/.exec(message)?.[1];
+  const status = ok ? 200 : found ? Number(found) : 0;
+  return request({
+    correlationId: UUID_IN.exec(name)?.[0] ?? null,
+    startedAtMs: startMs,
+    durationMs: endMs - startMs,
+    status,
+    error: ok ? null : status ? message || 'KO' : transportErrorKind(message),
+    tool: 'gatling',
+    method: /^(GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)\b/.exec(name)?.[1] ?? null,
+    url: name,
+    bytes: null,
+  });
+}
+
+/**
+ * A text simulation.log line (Gatling before 3.13). REQUEST lines end in start, end (epoch ms),
+ * OK|KO and the message; the fields before the name changed between versions (scenario, user id,
+ * groups), so they are read from the status backwards.
+ * @param {string} line @returns {LineResult}
+ */
+export function gatlingTextLine(line) {
+  if (!line.startsWith('REQUEST\t')) return /^(RUN|USER|GROUP|ERROR|ASSERTION)\t/.test(line) ? null : 'not_gatling';
+  const fields = line.split('\t');
+  let at = fields.length - 1;
+  while (at >= 4 && fields[at] !== 'OK' && fields[at] !== 'KO') at -= 1;
+  if (at < 4) return 'truncated';
+  const startMs = Number(fields[at - 2]);
+  const endMs = Number(fields[at - 1]);
+  if (!Number.isInteger(startMs) || !Number.isInteger(endMs) || endMs < startMs) return 'bad_number';
+  const ok = fields[at] === 'OK';
+  return gatlingRequest({ name: fields[at - 3], startMs, endMs, ok, message: (fields[at + 1] ?? '').trim() });
+}
+
+/** Thrown inside a record when the bytes read so far end before it does. */
+const NEED_MORE = Symbol('need more bytes');
+
+/**
+ * The binary log (big-endian): records of a type byte and their fields; strings are an int32
+ * length, the bytes and a coder byte (0 Latin-1, 1 UTF-16LE); cached strings an int32 k, a string
+ * when k > 0 (entry k), entry -k when k < 0. REQUEST times are ms since the RUN record's start.
+ * Feed it chunks; a record cut by the end of the file is one `truncated` skip.
+ */
+export function gatlingBinaryDecoder() {
+  /** @type {Buffer} */
+  let buffer = Buffer.alloc(0);
+  let at = 0;
+  /** @type {Map<number, string>} */
+  const cache = new Map();
+  let runStartMs = Number.NaN;
+  const need = (/** @type {number} */ n) => {
+    if (at + n > buffer.length) throw NEED_MORE;
+  };
+  const int32 = () => (need(4), (at += 4), buffer.readInt32BE(at - 4));
+  const byte = () => (need(1), (at += 1), buffer[at - 1]);
+  const string = () => {
+    const length = int32();
+    if (length === 0) return '';
+    if (length < 0 || length > 1 << 24) throw new Error('corrupt string length');
+    need(length + 1);
+    const bytes = buffer.subarray(at, at + length);
+    at += length + 1;
+    return bytes.toString(buffer[at - 1] === 1 ? 'utf16le' : 'latin1');
+  };
+  const cached = () => {
+    const k = int32();
+    if (k === 0) return '';
+    if (k < 0) return cache.get(-k) ?? '';
+    const text = string();
+    cache.set(k, text);
+    return text;
+  };
+  const skip = (/** @type {number} */ n) => (need(n), (at += n));
+  const strings = (/** @type {() => string} */ one) => {
+    const n = int32();
+    for (let i = 0; i < n; i++) one();
+  };
+  /** @returns {LineResult} */
+  const record = () => {
+    const type = byte();
+    if (type === 0) {
+      string();
+      string();
+      need(8);
+      runStartMs = Number(buffer.readBigInt64BE(at));
+      at += 8;
+      string();
+      strings(string);
+      strings(() => (skip(int32()), ''));
+      return null;
+    }
+    if (type === 1) {
+      strings(cached);
+      const name = cached();
+      const start = int32();
+      const end = int32();
+      const ok = byte() === 1;
+      const message = cached();
+      if (Number.isNaN(runStartMs)) return 'no_run_record';
+      return gatlingRequest({ name, startMs: runStartMs + start, endMs: runStartMs + end, ok, message });
+    }
+    if (type === 2) return (skip(9), null);
+    if (type === 3) return (strings(cached), skip(13), null);
+    if (type === 4) return (cached(), skip(4), null);
+    throw new Error(`unknown record type ${type}`);
+  };
+  return {
+    /** @param {Buffer} chunk @returns {LineResult[]} the records complete so far */
+    push(chunk) {
+      buffer = at < buffer.length ? Buffer.concat([buffer.subarray(at), chunk]) : chunk;
+      at = 0;
+      /** @type {LineResult[]} */
+      const out = [];
+      while (at < buffer.length) {
+        const begin = at;
+        try {
+          out.push(record());
+        } catch (err) {
+          at = begin;
+          if (err === NEED_MORE) break;
+          // A corrupt record: what follows cannot be framed, so the rest is one skip.
+          out.push('corrupt');
+          at = buffer.length;
+        }
+      }
+      return out;
+    },
+    /** @returns {LineResult[]} a record cut short at the end */
+    end: () => (at < buffer.length ? ['truncated'] : []),
+  };
+}
+
+/** @param {Buffer} head the file's first bytes */
+export function looksLikeGatlingBinary(head) {
+  if (head.length < 9 || head[0] !== 0) return false;
+  const length = head.readInt32BE(1);
+  if (length <= 0 || length > 32 || head.length < 5 + length) return false;
+  return /^\d+\.\d+/.test(head.subarray(5, 5 + length).toString('latin1'));
+}
