@@ -155,5 +155,16 @@ describe('paasmon import', () => {
         'm',
       ),
     );
+    // Runs of different tools in one comparison, each naming its tool.
+    const report = await runCli(['report', '--runs', `1,${runId}`, '--format', 'json', '--trim', '0'], env);
+    assert.equal(report.code, 0, report.stderr);
+    const runs = JSON.parse(report.stdout).runs;
+    assert.deepEqual(
+      runs.map((/** @type {any} */ r) => [r.run_id, r.meta.tool, r.requests]),
+      [
+        [1, 'jmeter', 1000],
+        [runId, 'hey', 2],
+      ],
+    );
   });
 });
