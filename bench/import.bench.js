@@ -78,7 +78,8 @@ try {
   const startedAt = FORMAT === 'hey' ? ['--started-at', new Date(START).toISOString()] : [];
   const imported = await timed(['import', resultsFile, '--app', 'shop', '--label', 'bench', ...startedAt], env);
   const importRate = LINES / imported.seconds;
-  const again = await timed(['import', resultsFile, '--run', /into run (\d+)/.exec(imported.stdout)?.[1] ?? '0'], env);
+  const runId = /into run (\d+)/.exec(imported.stdout)?.[1] ?? '0';
+  const again = await timed(['import', resultsFile, '--run', runId, ...startedAt], env);
   console.log(
     `ingest --file (router lines): ${Math.round(ingestRate)} lines/s, ${ingest.seconds.toFixed(1)} s, ` +
       `peak RSS ${ingest.peakMb.toFixed(1)} MB`,
