@@ -53,7 +53,8 @@ it("locust: the stored requests are those of Locust's summary, each matched with
       '--exit-code-on-error',
       '0',
     ],
-    { ...sandbox.env, LOCUST_REQUESTS_JSONL: results, TARGET_PATH: '/items' },
+    // No __pycache__ left next to the locustfile.
+    { ...sandbox.env, LOCUST_REQUESTS_JSONL: results, TARGET_PATH: '/items', PYTHONDONTWRITEBYTECODE: '1' },
     { timeoutMs: 120_000 },
   );
   assert.equal(exec.code, 0, exec.stderr);
