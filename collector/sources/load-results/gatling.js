@@ -51,97 +51,113 @@ export function gatlingTextLine(line) {
 const NEED_MORE = Symbol('need more bytes');
 
 /**
+ * Reads the fields of the binary log from the bytes fed so far; a field past their end throws
+ * NEED_MORE, and the record is read again once more bytes came.
+ */
+function fieldReader() {
+  const r = {
+    /** @type {Buffer} */
+    buffer: Buffer.alloc(0),
+    at: 0,
+    /** @type {Map<number, string>} */
+    cache: new Map(),
+    /** @param {number} n */
+    need(n) {
+      if (r.at + n > r.buffer.length) throw NEED_MORE;
+    },
+    /** @param {number} n */
+    skip: (n) => (r.need(n), (r.at += n)),
+    int32: () => (r.need(4), (r.at += 4), r.buffer.readInt32BE(r.at - 4)),
+    int64: () => (r.need(8), (r.at += 8), Number(r.buffer.readBigInt64BE(r.at - 8))),
+    byte: () => (r.need(1), (r.at += 1), r.buffer[r.at - 1]),
+    string() {
+      const length = r.int32();
+      if (length === 0) return '';
+      if (length < 0 || length > 1 << 24) throw new Error('corrupt string length');
+      r.need(length + 1);
+      const bytes = r.buffer.subarray(r.at, r.at + length);
+      r.at += length + 1;
+      return bytes.toString(r.buffer[r.at - 1] === 1 ? 'utf16le' : 'latin1');
+    },
+    cached() {
+      const k = r.int32();
+      if (k === 0) return '';
+      if (k < 0) return r.cache.get(-k) ?? '';
+      const text = r.string();
+      r.cache.set(k, text);
+      return text;
+    },
+    /** @param {() => unknown} one */
+    list(one) {
+      for (let n = r.int32(); n > 0; n--) one();
+    },
+  };
+  return r;
+}
+
+/**
+ * One record of the binary log: a request, null for the others (RUN sets the start of the times).
+ * @param {ReturnType<typeof fieldReader>} r @param {{ runStartMs: number }} run @returns {LineResult}
+ */
+function binaryRecord(r, run) {
+  const type = r.byte();
+  if (type === 0) {
+    r.string();
+    r.string();
+    run.runStartMs = r.int64();
+    r.string();
+    r.list(r.string);
+    r.list(() => r.skip(r.int32()));
+    return null;
+  }
+  if (type === 1) {
+    r.list(r.cached);
+    const name = r.cached();
+    const start = r.int32();
+    const end = r.int32();
+    const ok = r.byte() === 1;
+    const message = r.cached();
+    if (Number.isNaN(run.runStartMs)) return 'no_run_record';
+    return gatlingRequest({ name, startMs: run.runStartMs + start, endMs: run.runStartMs + end, ok, message });
+  }
+  if (type === 2) return (r.skip(9), null);
+  if (type === 3) return (r.list(r.cached), r.skip(13), null);
+  if (type === 4) return (r.cached(), r.skip(4), null);
+  throw new Error(`unknown record type ${type}`);
+}
+
+/**
  * The binary log (big-endian): records of a type byte and their fields; strings are an int32
  * length, the bytes and a coder byte (0 Latin-1, 1 UTF-16LE); cached strings an int32 k, a string
  * when k > 0 (entry k), entry -k when k < 0. REQUEST times are ms since the RUN record's start.
  * Feed it chunks; a record cut by the end of the file is one `truncated` skip.
  */
 export function gatlingBinaryDecoder() {
-  /** @type {Buffer} */
-  let buffer = Buffer.alloc(0);
-  let at = 0;
-  /** @type {Map<number, string>} */
-  const cache = new Map();
-  let runStartMs = Number.NaN;
-  const need = (/** @type {number} */ n) => {
-    if (at + n > buffer.length) throw NEED_MORE;
-  };
-  const int32 = () => (need(4), (at += 4), buffer.readInt32BE(at - 4));
-  const byte = () => (need(1), (at += 1), buffer[at - 1]);
-  const string = () => {
-    const length = int32();
-    if (length === 0) return '';
-    if (length < 0 || length > 1 << 24) throw new Error('corrupt string length');
-    need(length + 1);
-    const bytes = buffer.subarray(at, at + length);
-    at += length + 1;
-    return bytes.toString(buffer[at - 1] === 1 ? 'utf16le' : 'latin1');
-  };
-  const cached = () => {
-    const k = int32();
-    if (k === 0) return '';
-    if (k < 0) return cache.get(-k) ?? '';
-    const text = string();
-    cache.set(k, text);
-    return text;
-  };
-  const skip = (/** @type {number} */ n) => (need(n), (at += n));
-  const strings = (/** @type {() => string} */ one) => {
-    const n = int32();
-    for (let i = 0; i < n; i++) one();
-  };
-  /** @returns {LineResult} */
-  const record = () => {
-    const type = byte();
-    if (type === 0) {
-      string();
-      string();
-      need(8);
-      runStartMs = Number(buffer.readBigInt64BE(at));
-      at += 8;
-      string();
-      strings(string);
-      strings(() => (skip(int32()), ''));
-      return null;
-    }
-    if (type === 1) {
-      strings(cached);
-      const name = cached();
-      const start = int32();
-      const end = int32();
-      const ok = byte() === 1;
-      const message = cached();
-      if (Number.isNaN(runStartMs)) return 'no_run_record';
-      return gatlingRequest({ name, startMs: runStartMs + start, endMs: runStartMs + end, ok, message });
-    }
-    if (type === 2) return (skip(9), null);
-    if (type === 3) return (strings(cached), skip(13), null);
-    if (type === 4) return (cached(), skip(4), null);
-    throw new Error(`unknown record type ${type}`);
-  };
+  const r = fieldReader();
+  const run = { runStartMs: Number.NaN };
   return {
     /** @param {Buffer} chunk @returns {LineResult[]} the records complete so far */
     push(chunk) {
-      buffer = at < buffer.length ? Buffer.concat([buffer.subarray(at), chunk]) : chunk;
-      at = 0;
+      r.buffer = r.at < r.buffer.length ? Buffer.concat([r.buffer.subarray(r.at), chunk]) : chunk;
+      r.at = 0;
       /** @type {LineResult[]} */
       const out = [];
-      while (at < buffer.length) {
-        const begin = at;
+      while (r.at < r.buffer.length) {
+        const begin = r.at;
         try {
-          out.push(record());
+          out.push(binaryRecord(r, run));
         } catch (err) {
-          at = begin;
+          r.at = begin;
           if (err === NEED_MORE) break;
           // A corrupt record: what follows cannot be framed, so the rest is one skip.
           out.push('corrupt');
-          at = buffer.length;
+          r.at = r.buffer.length;
         }
       }
       return out;
     },
     /** @returns {LineResult[]} a record cut short at the end */
-    end: () => (at < buffer.length ? ['truncated'] : []),
+    end: () => (r.at < r.buffer.length ? ['truncated'] : []),
   };
 }
 
