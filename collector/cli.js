@@ -164,6 +164,42 @@ export function createProgram(deps, setExitCode) {
   run.command('stop <id>').description('end a test run').action(verb('run', 'runStopCommand'));
   run.command('list').description('list test runs').action(verb('run', 'runListCommand'));
 
+  run
+    .command('exec')
+    .description('run a load tool inside a run: start (or join) it, run COMMAND, import its results, end it')
+    .argument('<command...>', 'the tool and its arguments, after --')
+    .option('--run <id>', 'join this run instead of starting one')
+    .option('--app <name>', 'the app under test, for the new run')
+    .option('--label <label>', 'label of the new run')
+    .option('--instances <n>', 'app instances')
+    .option('--parallel <p>', 'parallel requests of the load')
+    .option('--impl <name>', 'implementation, e.g. java or nodejs')
+    .option('--meta <k=v...>', 'more parameters, stored in test_runs.meta')
+    .option('--results <file>', "the tool's results file, imported when it ends")
+    .option('--format <f>', `format of --results: ${IMPORT_FORMATS} (detected when absent)`)
+    .option('--max-skipped-ratio <ratio>', 'fail (exit 1) when more lines than this are unreadable (0.01)')
+    .passThroughOptions()
+    .action(verb('run-exec', 'runExecCommand'));
+
+  program
+    .command('import')
+    .description("another load tool's results into a run, one record per request (k6, JMeter, Gatling, Locust, ...)")
+    .argument('<file>', 'the results file; - for stdin')
+    .option('--format <f>', `${IMPORT_FORMATS} (detected from the content when absent)`)
+    .option('--run <id>', 'import into this run')
+    .option('--app <name>', 'the app under test, for a new run (with --label)')
+    .option('--label <label>', 'label of the new run')
+    .option('--instances <n>', 'app instances')
+    .option('--parallel <p>', 'parallel requests of the load')
+    .option('--impl <name>', 'implementation, e.g. java or nodejs')
+    .option('--meta <k=v...>', 'more parameters, stored in test_runs.meta')
+    .option('--started-at <time>', "hey: the time its offsets count from (ISO 8601); other tools' times are absolute")
+    .option(
+      '--max-skipped-ratio <ratio>',
+      'fail (exit 1) when more lines than this are unreadable (INGEST_MAX_SKIPPED_RATIO, default 0.01)',
+    )
+    .action(verb('import', 'importCommand'));
+
   program
     .command('loadgen')
     .description('generate load and record every request (closed model with --parallel, open model with --rate)')
@@ -288,6 +324,8 @@ function groupCommand(parent, name, description) {
     group.error(sub ? `unknown command '${sub}' (one of ${subs})` : `missing command: one of ${subs}`);
   });
 }
+
+const IMPORT_FORMATS = 'k6-json, k6-csv, jmeter, gatling, locust, hey, vegeta';
 
 const CLOUD_CONTROLLER_ENV = `
 Environment (see docs/configuration.md):

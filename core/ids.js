@@ -34,3 +34,23 @@ export function uuidFromHex32(hex) {
 export function statusClass(status) {
   return status ? `${Math.floor(status / 100)}xx` : 'none';
 }
+
+const HEX32 = /^[0-9a-f]{32}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
+
+/**
+ * Lower-case UUID form: `b8fb3d83ae6a43ca5b91591aadde8c06` and `B8FB3D83-AE6A-...` both become
+ * `b8fb3d83-ae6a-43ca-5b91-591aadde8c06`; a traceparent yields its trace id; any other value is
+ * kept, trimmed and lower-cased (it can still match an id sent in the same form).
+ * @param {string | undefined | null} value
+ */
+export function normalizeId(value) {
+  if (value === undefined || value === null) return null;
+  const v = value.trim().toLowerCase();
+  if (v === '' || v === '-') return null;
+  if (UUID.test(v)) return v;
+  const hex = HEX32.test(v) ? v : TRACEPARENT.exec(v)?.[1];
+  if (hex) return uuidFromHex32(hex);
+  return v;
+}

@@ -50,12 +50,16 @@
  * @typedef {object} LoadgenRequest
  * @property {'loadgen_request'} kind
  * @property {string} correlationId
- * @property {Date} startedAt when the request was due (open model) or sent (closed model)
+ * @property {Date | string} startedAt when the request was due (open model) or sent (closed model)
  * @property {number} durationMs
  * @property {number} status 0 when no response arrived
  * @property {string | null} error timeout, refused, reset, or the error code
  * @property {number} [runId]
  * @property {string} [worker]
+ * @property {string | null} [tool] the tool whose results were imported (paasmon import); absent for paasmon's own
+ * @property {string | null} [method]
+ * @property {string | null} [url] the URL, or the tool's label for it
+ * @property {number | null} [bytes] response bytes
  */
 
 /** @typedef {InstanceSample | RouterRequest | LoadgenRequest} PaasmonRecord */

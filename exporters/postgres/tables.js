@@ -75,13 +75,18 @@ const LOADGEN_REQUESTS = {
   table: 'loadgen_requests',
   key: ['run_id', 'correlation_id'],
   columns: [
-    ['run_id', (r) => r.runId],
-    ['correlation_id', (r) => r.correlationId],
-    ['started_at', (r) => r.startedAt],
-    ['duration_ms', (r) => r.durationMs],
-    ['status', (r) => r.status],
-    ['error', (r) => r.error],
-    ['worker', (r) => r.worker],
+    ['run_id', (r) => r.runId, 'int8'],
+    ['correlation_id', (r) => r.correlationId, 'text'],
+    ['started_at', (r) => r.startedAt, 'timestamptz'],
+    ['duration_ms', (r) => r.durationMs, 'float8'],
+    ['status', (r) => r.status, 'int4'],
+    ['error', (r) => r.error, 'text'],
+    ['worker', (r) => r.worker, 'text'],
+    // Where an imported request came from (migration 011); NULL for paasmon's own load generator.
+    ['tool', (r) => r.tool, 'text'],
+    ['method', (r) => r.method, 'text'],
+    ['url', (r) => r.url, 'text'],
+    ['bytes', (r) => r.bytes, 'int8'],
   ],
   freshKeys: true,
 };
@@ -119,7 +124,9 @@ export function loadgenRowEncoder({ runId, worker }) {
   const workerBytes = Buffer.from(cleanWorker ?? worker, 'utf8');
   /** Rows written with cleaned text. */
   let cleaned = 0;
-  const tail = Buffer.alloc(4 + workerBytes.length);
+  // The worker, then NULL for the columns only imports fill (tool, method, url, bytes).
+  const importedOnly = LOADGEN_REQUESTS.columns.length - 7;
+  const tail = Buffer.alloc(4 + workerBytes.length + 4 * importedOnly, 0xff);
   tail.writeInt32BE(workerBytes.length, 0);
   workerBytes.copy(tail, 4);
   return {

@@ -49,7 +49,9 @@ test('router records claimed by an overlapping run are not router_only; unclaime
   assert.deepEqual(counts.get(first), {
     run_id: first,
     label: 'a',
+    tool: null,
     requests: 100,
+    without_ids: 0,
     matched: 100,
     loadgen_only: 0,
     router_only: 7,

@@ -1,12 +1,11 @@
 // Correlation ids: the load generator sends one 128-bit id per request in several headers; the
-// router log keeps some of them. All are brought to lower-case UUID form before matching.
+// router log keeps some of them. All are brought to lower-case UUID form (core/ids.js) before matching.
 
-import { uuidFromHex32 } from '../../../core/ids.js';
+import { normalizeId } from '../../../core/ids.js';
 
 const HEX32 = /^[0-9a-f]{32}$/;
 /** A 64-bit B3 trace id, as routers of 2019-2021 logged it. */
 const HEX16 = /^[0-9a-f]{16}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
 
 /**
@@ -26,21 +25,7 @@ export function normalizeTraceId(value) {
   return null;
 }
 
-/**
- * Lower-case UUID form: `b8fb3d83ae6a43ca5b91591aadde8c06` and `B8FB3D83-AE6A-...` both become
- * `b8fb3d83-ae6a-43ca-5b91-591aadde8c06`; a traceparent yields its trace id; any other value is
- * kept, trimmed and lower-cased (it can still match an id sent in the same form).
- * @param {string | undefined | null} value
- */
-export function normalizeId(value) {
-  if (value === undefined || value === null) return null;
-  const v = value.trim().toLowerCase();
-  if (v === '' || v === '-') return null;
-  if (UUID.test(v)) return v;
-  const hex = HEX32.test(v) ? v : TRACEPARENT.exec(v)?.[1];
-  if (hex) return uuidFromHex32(hex);
-  return v;
-}
+export { normalizeId };
 
 /**
  * The log field gorouter uses for an extra header: lower-cased, `-` as `_` (X-Correlation-Id -> x_correlation_id).

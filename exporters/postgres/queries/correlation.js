@@ -27,6 +27,8 @@ export async function recentCorrelationCounts(pool, hours) {
  * @property {number} matched
  * @property {number} loadgen_only
  * @property {number} router_only
+ * @property {string | null} tool the load tool an import named (test_runs.meta.tool); null for paasmon's own
+ * @property {number} without_ids requests whose tool recorded no correlation id (a key derived from the file)
  */
 
 /**
@@ -41,7 +43,7 @@ export async function correlationCounts(pool, runId) {
   const { rows } = await pool.query(
     `
     WITH runs AS (
-      SELECT t.id, t.label, t.app_name, t.started_at,
+      SELECT t.id, t.label, t.app_name, t.started_at, t.meta->>'tool' AS tool,
              coalesce(t.ended_at, (SELECT max(started_at + duration_ms * interval '1 millisecond')
                                    FROM loadgen_requests l WHERE l.run_id = t.id)) AS ended_at
       FROM test_runs t WHERE $1::bigint IS NULL OR t.id = $1
@@ -51,8 +53,10 @@ export async function correlationCounts(pool, runId) {
                           AND coalesce(o.ended_at, 'infinity') >= r.started_at - interval '5 minutes') AS run_ids
       FROM runs r
     )
-    SELECT r.id AS run_id, r.label,
+    SELECT r.id AS run_id, r.label, r.tool,
       (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = r.id)::int AS requests,
+      (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = r.id AND l.tool IS NOT NULL
+         AND l.correlation_id LIKE 'row-%')::int AS without_ids,
       (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = r.id
          AND EXISTS (SELECT 1 FROM router_requests x WHERE x.correlation_id = l.correlation_id))::int AS matched,
       (SELECT count(*) FROM router_requests x WHERE x.app_name = r.app_name

@@ -108,3 +108,23 @@ export async function workerDroveRun(
   ]);
   return Boolean(rowCount);
 }
+
+/**
+ * The window of a run an import created: from the first request sent to the last completed.
+ * @param {import('pg').Pool} pool @param {number} id @param {Date} from @param {Date} to
+ */
+export async function setRunWindow(pool, id, from, to) {
+  await pool.query('UPDATE test_runs SET started_at = $2, ended_at = $3 WHERE id = $1', [id, from, to]);
+}
+
+/**
+ * Names the load tool of a run in its meta (`tool`), where the report and `run list` show it.
+ * @param {import('pg').Pool} pool @param {number} id @param {string} tool
+ */
+export async function setRunTool(pool, id, tool) {
+  await pool.query(
+    `UPDATE test_runs SET meta = coalesce(meta, '{}'::jsonb) || jsonb_build_object('tool', $2::text)
+    WHERE id = $1`,
+    [id, tool],
+  );
+}

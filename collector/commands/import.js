@@ -1,0 +1,158 @@
+// paasmon import: another load tool's results into a run, request by request, next to the
+// load generator's own (the same table), so correlate, report and the dashboards compare them.
+import fs from 'node:fs';
+import os from 'node:os';
+import { ConfigError } from '../../core/errors.js';
+import { keyValueFlags, numberFlag, timeFlag } from './flags.js';
+import { importResults } from '../pipeline/import.js';
+import { FORMATS, readLoadResults } from '../sources/load-results/index.js';
+import { withMigratedDatabase } from '../../exporters/postgres/database.js';
+import { getRun, setRunTool, setRunWindow, startRun } from '../../exporters/postgres/queries/runs.js';
+
+/**
+ * @typedef {object} RunFlags
+ * @property {string} [run]
+ * @property {string} [app]
+ * @property {string} [label]
+ * @property {string} [instances]
+ * @property {string} [parallel]
+ * @property {string} [impl]
+ * @property {string[]} [meta]
+ *
+ * @typedef {RunFlags & { format?: string, startedAt?: string, maxSkippedRatio?: string }} ImportFlags
+ */
+
+/** The run to import into: an existing one (--run), or a new one (--app, --label). @param {RunFlags} flags */
+export function runTarget(flags) {
+  if (flags.run !== undefined) {
+    if (flags.app !== undefined || flags.label !== undefined)
+      throw new ConfigError('give either --run ID or --app A --label L (a new run), not both', { variable: '--run' });
+    return { runId: /** @type {number} */ (numberFlag(flags.run, '--run', { integer: true, min: 1 })) };
+  }
+  if (flags.app === undefined || flags.label === undefined)
+    throw new ConfigError('--run ID, or --app A and --label L for a new run, is required', { variable: '--run' });
+  return {
+    spec: {
+      label: flags.label,
+      appName: flags.app,
+      implementation: flags.impl,
+      instances: numberFlag(flags.instances, '--instances', { integer: true, min: 1 }),
+      parallel: numberFlag(flags.parallel, '--parallel', { integer: true, min: 1 }),
+      meta: keyValueFlags(flags.meta ?? [], '--meta'),
+    },
+  };
+}
+
+/** @param {string | undefined} text @param {number} fallback */
+export function skippedRatioFlag(text, fallback) {
+  if (text === undefined) return fallback;
+  const ratio = numberFlag(text, '--max-skipped-ratio');
+  if (ratio === undefined || ratio > 1)
+    throw new ConfigError(`--max-skipped-ratio must be a ratio from 0 to 1, e.g. 0.01 (got ${text})`, {
+      variable: '--max-skipped-ratio',
+    });
+  return ratio;
+}
+
+/** A results file that cannot be read is a usage error, found before anything starts. @param {string} file */
+export function checkResultsFile(file) {
+  if (file === '-') return;
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch {
+    throw new ConfigError(`cannot read the results file ${file}: check the path`, { variable: 'FILE' });
+  }
+}
+
+/** @param {string | undefined} format */
+export function checkFormat(format) {
+  if (format !== undefined && !FORMATS.includes(format))
+    throw new ConfigError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`, {
+      variable: '--format',
+    });
+}
+
+/** @param {string} file @returns {NodeJS.ReadableStream} */
+function openResults(file) {
+  checkResultsFile(file);
+  return file === '-' ? process.stdin : fs.createReadStream(file);
+}
+
+/**
+ * Imports one results file into a run (existing or new); a new run's window is its requests'.
+ * @param {import('pg').Pool} pool
+ * @param {{ file: string, format?: string, startedAtMs?: number, maxRatio: number,
+ *   target: ReturnType<typeof runTarget>, window?: boolean }} job window: set a new run's window
+ * @returns {Promise<{ runId: number, format: string, result: import('../pipeline/import.js').ImportResult,
+ *   problem?: string }>}
+ */
+export async function importFile(pool, { file, format: given, startedAtMs, maxRatio, target, window = true }) {
+  const { format, pages } = await readLoadResults(openResults(file), { format: given, startedAtMs });
+  const tool = format.replace(/-(json|csv)$/, '');
+  let runId = target.runId;
+  if (runId !== undefined && !(await getRun(pool, runId))) {
+    throw new Error(`run ${runId} does not exist (paasmon run list shows the runs)`);
+  }
+  runId ??= await startRun(
+    pool,
+    /** @type {import('../../exporters/postgres/queries/runs.js').RunSpec} */ (target.spec),
+  );
+  await setRunTool(pool, runId, tool);
+  const result = await importResults(pages, { runId, worker: `${tool}@${os.hostname()}` }, { pool });
+  if (target.spec && window && result.firstSentMs !== undefined && result.lastDoneMs !== undefined)
+    await setRunWindow(pool, runId, new Date(result.firstSentMs), new Date(result.lastDoneMs));
+  return { runId, format, result, problem: skippedProblem(result, maxRatio) };
+}
+
+/**
+ * @param {import('../pipeline/import.js').ImportResult} result @param {number} maxRatio
+ * @returns {string | undefined}
+ */
+function skippedProblem(result, maxRatio) {
+  const counted = [...result.skipped].sort((a, b) => b[1] - a[1]);
+  const skipped = counted.reduce((sum, [, n]) => sum + n, 0);
+  const ratio = skipped / (result.records + skipped || 1);
+  if (!skipped || ratio <= maxRatio) return undefined;
+  const [reason, count] = counted[0];
+  return (
+    `${skipped} lines unreadable (${(ratio * 100).toFixed(2)} % > ${maxRatio * 100} %, --max-skipped-ratio); ` +
+    `most for ${reason} (${count}), e.g. ${result.examples.get(reason)}`
+  );
+}
+
+/**
+ * The summary line of an import.
+ * @param {Awaited<ReturnType<typeof importFile>>} done @param {string} file
+ */
+export function describeImport({ runId, format, result }, file) {
+  const skipped = result.skipped.size
+    ? `skipped: ${[...result.skipped].map(([r, n]) => `${r}=${n} (e.g. ${result.examples.get(r)})`).join(', ')}`
+    : 'skipped: none';
+  return (
+    `${result.records} requests read from ${file === '-' ? 'stdin' : file} (${format}) into run ${runId}, ` +
+    `${result.inserted} new rows, ${result.withIds} with the tool's correlation ids; ${skipped}`
+  );
+}
+
+/**
+ * @param {import('../config/index.js').Config} config
+ * @param {{ log: import('pino').Logger, out: (line: string) => void, err: (line: string) => void }} ctx
+ * @param {ImportFlags} flags @param {string} file
+ */
+export function importCommand(config, { log, out, err }, flags, file) {
+  const target = runTarget(flags);
+  const maxRatio = skippedRatioFlag(flags.maxSkippedRatio, config.ingestMaxSkippedRatio);
+  const startedAtMs =
+    flags.startedAt === undefined ? undefined : Date.parse(timeFlag(flags.startedAt, '--started-at', new Date()));
+  checkResultsFile(file);
+  checkFormat(flags.format);
+  return withMigratedDatabase(config, log, async (pool) => {
+    const done = await importFile(pool, { file, format: flags.format, startedAtMs, maxRatio, target });
+    out(describeImport(done, file));
+    if (done.problem) {
+      err(`paasmon: import: ${done.problem}`);
+      return 1;
+    }
+    return 0;
+  });
+}

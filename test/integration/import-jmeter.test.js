@@ -1,0 +1,68 @@
+// Apache JMeter 5.6.3 (jars from Maven) headless under run exec against the sandbox router, with
+// the plan of loadgen/tools/jmeter-correlation.jmx: the JTL's paasmon_id column joins every sample
+// with its router record; the counts are those of JMeter's own summary line.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, it } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { runCli } from '../support/cli.js';
+import { checkImported, runIdOf, startSandbox, toolFile } from '../support/load-tools.js';
+
+const PLAN = fileURLToPath(new URL('../../loadgen/tools/jmeter-correlation.jmx', import.meta.url));
+
+/** @type {Awaited<ReturnType<typeof startSandbox>>} */
+let sandbox;
+before(async () => {
+  sandbox = await startSandbox();
+});
+after(() => sandbox?.stop());
+
+it("jmeter: the stored samples are those of JMeter's summary, each matched with its router record", async () => {
+  const launcher = toolFile('jmeter-5.6.3/bin/ApacheJMeter.jar', 'JMeter');
+  const { dir } = sandbox;
+  const results = path.join(dir, 'results.jtl');
+  const exec = await runCli(
+    [
+      'run',
+      'exec',
+      '--app',
+      'shop',
+      '--label',
+      'jmeter',
+      '--results',
+      results,
+      '--',
+      'java',
+      `-Djava.util.prefs.userRoot=${path.join(dir, 'prefs')}`,
+      '-jar',
+      launcher,
+      '-n',
+      '-t',
+      PLAN,
+      '-l',
+      results,
+      '-j',
+      path.join(dir, 'jmeter.log'),
+      '-Jsample_variables=paasmon_id',
+      `-Jport=${sandbox.port}`,
+      '-Jpath=/items',
+      '-Jthreads=4',
+      '-Jloops=150',
+    ],
+    sandbox.env,
+    { timeoutMs: 300_000 },
+  );
+  assert.equal(exec.code, 0, exec.stderr);
+  const summary = /^summary =\s+(\d+) in .*Err:\s+(\d+)/m.exec(exec.stdout);
+  assert.ok(summary, `JMeter's summary line in ${exec.stdout}`);
+  const rows = parse(fs.readFileSync(results), { columns: true });
+  await sandbox.ingestRouterLog();
+  await checkImported(sandbox, runIdOf(exec.stdout), {
+    requests: Number(summary[1]),
+    errors: Number(summary[2]),
+    durationsMs: rows.map((/** @type {any} */ r) => Number(r.elapsed)),
+    ids: true,
+  });
+});

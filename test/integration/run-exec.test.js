@@ -1,0 +1,73 @@
+// paasmon run exec: the tool runs as a child inside a run that spans its life; its results are
+// imported when it ends; its exit code is the command's; SIGTERM reaches it.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runCli, startCli, waitFor } from '../support/cli.js';
+import { startTestDatabase } from '../support/database.js';
+
+describe('paasmon run exec', () => {
+  /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
+  let db;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-exec-'));
+  before(async () => {
+    db = await startTestDatabase();
+  });
+  after(async () => {
+    await db.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("runs the tool in a new run, imports its results when it ends, and returns the tool's exit code", async () => {
+    const results = path.join(dir, 'locust.jsonl');
+    // A stand-in tool: writes two Locust listener lines, then exits 3 (as Locust does on failures, with 1).
+    const tool =
+      `const fs = require('fs'); const now = Date.now() / 1000;` +
+      `fs.writeFileSync(${JSON.stringify(results)}, [0, 1].map((i) => JSON.stringify({ start_time: now + i / 100, ` +
+      `response_time: 5, request_type: 'GET', name: '/', url: 'http://h/', status: 200, response_length: 2, ` +
+      `exception: null, correlation_id: require('crypto').randomUUID() })).join('\\n')); process.exit(3);`;
+    const before = Date.now();
+    const run = await runCli(
+      ['run', 'exec', '--app', 'shop', '--label', 'locust 1', '--results', results, '--', process.execPath, '-e', tool],
+      { DATABASE_URL: db.url },
+    );
+    const after = Date.now();
+    assert.equal(run.code, 3, run.stderr);
+    const runId = Number(/^run (\d+): /.exec(run.stdout)?.[1]);
+    assert.match(run.stdout, /2 requests read from .*locust\.jsonl \(locust\) into run \d+, 2 new rows, 2 with/);
+    const row = (await db.query('SELECT started_at, ended_at, meta FROM test_runs WHERE id = $1', [runId])).rows[0];
+    assert.ok(row.started_at.getTime() >= before && row.ended_at.getTime() <= after, 'the run spans the tool');
+    assert.ok(row.ended_at > row.started_at);
+    assert.equal(row.meta.tool, 'locust');
+    const n = (await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [runId])).rows[0].n;
+    assert.equal(n, 2);
+  });
+
+  it('forwards SIGTERM to the tool and exits with its code; a joined run stays open', async () => {
+    const start = await runCli(['run', 'start', '--app', 'shop', '--label', 'joined'], { DATABASE_URL: db.url });
+    const runId = start.stdout.trim();
+    const marker = path.join(dir, 'started');
+    const tool =
+      `process.on('SIGTERM', () => process.exit(42)); ` +
+      `require('fs').writeFileSync(${JSON.stringify(marker)}, ''); setInterval(() => {}, 1000);`;
+    const cli = startCli(['run', 'exec', '--run', runId, '--', process.execPath, '-e', tool], { DATABASE_URL: db.url });
+    await waitFor(() => fs.existsSync(marker), { what: 'the tool to start', timeoutMs: 60_000 });
+    cli.child.kill('SIGTERM');
+    const { code } = await cli.exited;
+    assert.equal(code, 42, cli.output.stderr);
+    const row = (await db.query('SELECT ended_at FROM test_runs WHERE id = $1', [runId])).rows[0];
+    assert.equal(row.ended_at, null);
+  });
+
+  it('refuses a missing command and an unknown tool in one line', async () => {
+    const env = { DATABASE_URL: db.url };
+    const none = await runCli(['run', 'exec', '--app', 'shop', '--label', 'x'], env);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /missing required argument 'command'/);
+    const unknown = await runCli(['run', 'exec', '--app', 'shop', '--label', 'x', '--', 'no-such-tool-here'], env);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^paasmon: invalid configuration: run exec: no such command: no-such-tool-here$/m);
+  });
+});
