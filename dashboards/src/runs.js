@@ -23,7 +23,8 @@ import {
 const SELECTED = 'IN ($run)';
 
 export const RUNS_SQL = `
-SELECT t.id AS run_id, t.label, t.app_name, t.implementation, t.instances, t.parallel, t.cores_per_instance,
+SELECT t.id AS run_id, t.label, t.app_name, t.meta ->> 'tool' AS tool, t.implementation, t.instances, t.parallel,
+       t.cores_per_instance,
        t.started_at, t.ended_at, s.requests, s.error_ratio, s.throughput_rps,
        s.e2e_p50_ms, s.e2e_p95_ms, s.e2e_p99_ms, s.router_p95_ms, s.cpu_percent_avg, s.cpu_utilization, s.throughput_per_cpu_percent,
        ((extract(epoch FROM t.started_at) * 1000)::bigint)::text AS from_ms,

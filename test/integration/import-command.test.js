@@ -7,8 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { RUNS_SQL } from '../../dashboards/src/runs.js';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
+import { expandSql } from '../support/grafana.js';
 
 const JTL_HEADER =
   'timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,' +
@@ -164,6 +166,18 @@ describe('paasmon import', () => {
       [
         [1, 'jmeter', 1000],
         [runId, 'hey', 2],
+      ],
+    );
+    // The runs dashboard's table names each run's tool.
+    const sql = expandSql(RUNS_SQL, { from: new Date(0), to: new Date(), interval: '1m', variables: {} });
+    const tools = (await db.query(sql)).rows
+      .map((/** @type {any} */ r) => [Number(r.run_id), r.tool])
+      .filter(([id]) => id === 1 || id === runId);
+    assert.deepEqual(
+      tools.sort((a, b) => a[0] - b[0]),
+      [
+        [1, 'jmeter'],
+        [runId, 'hey'],
       ],
     );
   });
