@@ -8,16 +8,12 @@
 // 1,000,000-request run (peak RSS).
 // Run: npm run bench -- loadgen   (BENCH_CONNECTIONS=32,8 BENCH_SECONDS=10 BENCH_ROUNDS=3
 //      BENCH_LONG_REQUESTS=1000000 BENCH_DELAY_MS=5 BENCH_RAMP=1s)
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import { once } from 'node:events';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { CLI, startCli } from '../test/support/cli.js';
+import { startCli } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
-import { watchOver } from '../test/support/reaper.js';
 import { exitWithPeakRss, peakRssMb } from './support/peak-rss.js';
 import { postgresPid, settledTreeCpuSeconds } from './support/process-cpu.js';
+import { CPU_AT_EXIT, autocannon, cpuOf, numberIn, startTarget, undiciAlone } from './support/loadgen-clients.js';
 
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '32,8').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -29,114 +25,11 @@ const RAMP = process.env.BENCH_RAMP ?? '1s';
 const STEADY_AFTER_MS = 2000;
 /** The no-stalls run lasts at least this long: long enough to see a stall that comes every few seconds. */
 const STALLS_SECONDS = Math.max(SECONDS, 12);
-const CPU_AT_EXIT = `--import=${new URL('./support/cpu-at-exit.js', import.meta.url)}`;
-const AUTOCANNON = fileURLToPath(import.meta.resolve('autocannon/autocannon.js'));
-const UNDICI_LOOP = fileURLToPath(new URL('./support/undici-loop.js', import.meta.url));
-// The V8 flags paasmon runs with (its shebang), for undici alone too: heap settings change CPU per request.
-const CLI_V8_FLAGS = (/node (.*)$/.exec(fs.readFileSync(CLI, 'utf8').split('\n')[0])?.[1] ?? '')
-  .split(' ')
-  .filter(Boolean);
-// What paasmon sends besides the request itself, for autocannon too (fixed values).
-const ID_HEADERS = [
-  'x-correlation-id=0af76519-16cd-43dd-8448-eb211c80319c',
-  'traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
-  'x-b3-traceid=0af7651916cd43dd8448eb211c80319c',
-  'x-b3-spanid=b7ad6b7169203331',
-];
 
 /** @param {number[]} values */
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
-/** @param {string} text @param {RegExp} re */
-const numberIn = (text, re) => Number(re.exec(text)?.[1]);
 /** The machine's 1-minute load average (2 cores here: above 2 the clients wait for a CPU). */
 const load = () => `load ${os.loadavg()[0].toFixed(2)}`;
-/** @param {string} stderr */
-const cpuOf = (stderr) => numberIn(stderr, /cpu-seconds (\S+)/);
-
-/**
- * The target in its own process, so it shares an event loop with neither client. With a delay,
- * every answer waits that long, and GET /spread?afterMs=T gives the target's own p50 and p99.9
- * (ms) of the requests that came T ms or more after its first.
- * @param {number} delayMs
- */
-async function startTarget(delayMs) {
-  const child = spawn(
-    process.execPath,
-    [
-      '-e',
-      `
-  const http = require('node:http');
-  const times = [];
-  const delay = ${delayMs};
-  const server = http.createServer((req, res) => {
-    if (req.url.startsWith('/spread')) {
-      const afterMs = Number(new URL(req.url, 'http://x').searchParams.get('afterMs') ?? 0);
-      const kept = times.filter(([start]) => start - times[0][0] >= afterMs).map(([, took]) => took);
-      kept.sort((a, b) => a - b);
-      const at = (p) => kept[Math.min(kept.length - 1, Math.ceil(p * kept.length) - 1)];
-      return res.end(JSON.stringify({ p50: at(0.5), p999: at(0.999) }));
-    }
-    if (!delay) return res.end('ok');
-    const start = performance.now();
-    setTimeout(() => { res.end('ok'); times.push([start, performance.now() - start]); }, delay);
-  });
-  server.keepAliveTimeout = 60000;
-  server.listen(0, '127.0.0.1', () => console.log(server.address().port));
-`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  // The target goes with the bench, however the bench ends.
-  if (child.pid) watchOver({ pids: [child.pid] });
-  const [portText] = await once(child.stdout, 'data');
-  return { url: `http://127.0.0.1:${String(portText).trim()}/`, child };
-}
-
-/**
- * A client in its own process, reporting its CPU time at exit (cpu-at-exit.js).
- * @param {string[]} args node's arguments @returns {Promise<{ stdout: string, stderr: string, code: number }>}
- */
-async function measuredClient(args) {
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, NODE_OPTIONS: CPU_AT_EXIT },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const [code] = await once(child, 'close');
-  return { stdout, stderr, code };
-}
-
-/** @param {string} url @param {number} connections @param {number} [amount] requests, else SECONDS */
-async function autocannon(url, connections, amount) {
-  const args = [
-    AUTOCANNON,
-    '-c',
-    String(connections),
-    ...(amount ? ['-a', String(amount)] : ['-d', String(SECONDS)]),
-    '-j',
-  ];
-  for (const header of ID_HEADERS) args.push('-H', header);
-  const { stdout, stderr } = await measuredClient([...args, url]);
-  const result = JSON.parse(stdout);
-  return { rps: result.requests.total / result.duration, requests: result.requests.total, cpu: cpuOf(stderr) };
-}
-
-/**
- * undici alone, the HTTP client under paasmon's generator: the floor of its CPU per request.
- * @param {string} url @param {number} connections @param {number} seconds
- */
-async function undiciAlone(url, connections, seconds) {
-  const { stdout, stderr, code } = await measuredClient([
-    ...CLI_V8_FLAGS,
-    ...[UNDICI_LOOP, url, String(connections), String(seconds)],
-  ]);
-  if (code !== 0) throw new Error(`undici alone failed (exit ${code}): ${stdout}${stderr}`);
-  const requests = numberIn(stdout, /requests (\d+)/);
-  return { rps: requests / numberIn(stdout, /seconds (\S+)/), requests, cpu: cpuOf(stderr) };
-}
 
 const db = await startTestDatabase();
 const pgPid = postgresPid(db.port);
@@ -168,7 +61,7 @@ try {
   );
   console.log('paasmon records every request in PostgreSQL; autocannon sends the same four id headers (fixed).');
   // CPU per request leaves out each client's start and exit: the CPU of a one-request run.
-  const acStartup = (await autocannon(target.url, 1, 1)).cpu;
+  const acStartup = (await autocannon(target.url, 1, { requests: 1 })).cpu;
   const pmStartup = (await paasmon(['--url', target.url, '--requests', '1'])).cpu;
   const unStartup = (await undiciAlone(target.url, 1, 0)).cpu; // 0 s: one request
   console.log(
@@ -183,7 +76,7 @@ try {
       // The order turns each round: no client always runs right after PostgreSQL's writes.
       /** @type {Array<() => Promise<any>>} */
       const clients = [
-        () => autocannon(target.url, connections),
+        () => autocannon(target.url, connections, { seconds: SECONDS }),
         () => paasmon(['--url', target.url, '--duration', `${SECONDS}s`, '--parallel', String(connections)]),
         () => undiciAlone(target.url, connections, SECONDS),
       ];

@@ -2,19 +2,64 @@
 // (re-writing a batch never duplicates). While the database is unreachable the records wait in a
 // bounded buffer and the write is retried with backoff; beyond the bound the oldest are dropped
 // and counted. The collector's samples and the load generator's requests both go through here.
+// Its three policies have a module each: sink-buffer.js (bound), sink-retry.js (backoff), sink-writes.js
+// (writes in flight).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_BACKOFF, backoffDelay } from '../../core/retry.js';
+import { DEFAULT_BACKOFF } from '../../core/retry.js';
 import { createPageWriter } from './page-writer.js';
+import { createSinkBuffer } from './sink-buffer.js';
+import { createRetrySchedule } from './sink-retry.js';
+import { createWritesInFlight } from './sink-writes.js';
 
 /** @typedef {import('../../core/types.js').PaasmonRecord} PaasmonRecord */
 /** @typedef {import('../../core/types.js').EncodedRows} EncodedRows */
-/**
- * A buffered record, or rows already encoded for a binary COPY (written as one page).
- * @typedef {PaasmonRecord | { kind: import('../../core/types.js').RecordKind, encoded: EncodedRows }} Entry
- */
+/** @typedef {import('./sink-buffer.js').Entry} Entry */
 
-/** @param {Entry} entry */
-const rowsOf = (entry) => ('encoded' in entry ? entry.encoded.rows : 1);
+/**
+ * The sink's flush: one write pass at a time (a flush during one joins it), none before the retry is due.
+ * @param {object} parts
+ * @param {import('./sink-buffer.js').SinkBuffer} parts.buffer
+ * @param {ReturnType<typeof createRetrySchedule>} parts.retry
+ * @param {ReturnType<typeof createWritesInFlight>} parts.writes
+ */
+function createFlush({ buffer, retry, writes }) {
+  /** @type {Promise<void> | undefined} */
+  let flushing;
+
+  /**
+   * Writes what is buffered. During a backoff it returns at once, unless `wait` is set: then it
+   * waits for the next attempt (back-pressure for a producer that must not drop records).
+   * @param {{ force?: boolean, wait?: boolean }} [opts]
+   * @returns {Promise<void>}
+   */
+  async function flush(opts = {}) {
+    if (flushing) {
+      writes.wake();
+      return flushing;
+    }
+    if (buffer.length === 0) return;
+    const delay = retry.msUntilNextAttempt();
+    if (delay > 0 && !opts.force) {
+      if (!opts.wait) return;
+      await sleep(delay);
+      return flush(opts);
+    }
+    flushing = (async () => {
+      try {
+        await writes.writeAll();
+        retry.succeeded();
+      } catch (err) {
+        retry.failed(/** @type {Error} */ (err), buffer.rows);
+      } finally {
+        flushing = undefined;
+        writes.releaseRoom();
+      }
+    })();
+    return flushing;
+  }
+
+  return { flush, isFlushing: () => flushing !== undefined };
+}
 
 /**
  * @param {object} options
@@ -30,166 +75,13 @@ const rowsOf = (entry) => ('encoded' in entry ? entry.encoded.rows : 1);
  */
 export function createPostgresSink(options) {
   const { pool, log, maxBuffered, batchRows = 5000, maxInFlight = 1, backoff = DEFAULT_BACKOFF, onChange } = options;
+  const buffer = createSinkBuffer({ maxBuffered, batchRows, log });
+  const retry = createRetrySchedule({ backoff, log });
+  const notify = () => onChange?.({ pending: buffer.rows + writes.writingRows, dropped: buffer.dropped });
   const writePage = options.writePage ?? createPageWriter(pool);
-  /** @type {Entry[]} */
-  let buffer = [];
-  let bufferedRows = 0;
-  /** Rows taken out of the buffer by the writes in flight, and how many writes. */
-  let writingRows = 0;
-  let writes = 0;
-  let written = 0;
-  let dropped = 0;
-  let failures = 0;
-  let nextAttemptAt = 0;
-  /** @type {Error | undefined} */
-  let lastError;
-  /** @type {Promise<void> | undefined} */
-  let flushing;
-  /** Wakes the flush loop: a write ended, or records came in while it runs. */
-  let wake = () => {};
-  /** @type {Array<() => void>} */
-  let roomWaiters = [];
-  const releaseRoom = () => {
-    const waiters = roomWaiters;
-    roomWaiters = [];
-    for (const resolve of waiters) resolve();
-  };
+  const writes = createWritesInFlight({ buffer, writePage, maxInFlight, notify });
+  const { flush, isFlushing } = createFlush({ buffer, retry, writes });
   let closed = false;
-  const notify = () => onChange?.({ pending: bufferedRows + writingRows, dropped });
-
-  /** The front of the buffer, as one page of one kind: an encoded entry alone, or up to batchRows records. */
-  function takeBatch() {
-    const first = buffer[0];
-    let end = 1;
-    if (!('encoded' in first)) {
-      while (end < buffer.length && end < batchRows && buffer[end].kind === first.kind && !('encoded' in buffer[end]))
-        end += 1;
-    }
-    const entries = buffer.slice(0, end);
-    buffer = buffer.slice(end);
-    const rows = 'encoded' in first ? first.encoded.rows : entries.length;
-    bufferedRows -= rows;
-    return { entries, rows };
-  }
-
-  /**
-   * Writes one batch; a failed batch goes back to the front of the buffer.
-   * @param {{ entries: Entry[], rows: number }} batch
-   */
-  async function writeBatch({ entries, rows }) {
-    const first = entries[0];
-    writingRows += rows;
-    writes += 1;
-    try {
-      if ('encoded' in first) await writePage({ kind: first.kind, records: [], encoded: first.encoded });
-      else await writePage({ kind: first.kind, records: /** @type {PaasmonRecord[]} */ (entries) });
-      written += rows;
-    } catch (err) {
-      buffer = entries.concat(buffer);
-      bufferedRows += rows;
-      throw err;
-    } finally {
-      writingRows -= rows;
-      writes -= 1;
-      notify();
-    }
-    // After the bookkeeping: the rows are committed whatever the callback does.
-    if ('encoded' in first) first.encoded.onWritten?.();
-  }
-
-  /** Writes the buffer, up to maxInFlight batches at once, until it is empty or a write failed. */
-  async function flushNow() {
-    /** @type {Set<Promise<void>>} */
-    const running = new Set();
-    /** @type {{ error: unknown } | undefined} */
-    let failed;
-    for (;;) {
-      while (!failed && buffer.length > 0 && running.size < maxInFlight) {
-        const write = writeBatch(takeBatch()).then(
-          () => {
-            running.delete(write);
-            wake();
-          },
-          (error) => {
-            running.delete(write);
-            failed ??= { error };
-            wake();
-          },
-        );
-        running.add(write);
-      }
-      if (buffer.length === 0) releaseRoom();
-      if (running.size === 0) break;
-      // Installed before any write can end (they end in later ticks): no wake-up is lost.
-      await new Promise((resolve) => {
-        wake = () => resolve(undefined);
-      });
-    }
-    wake = () => {};
-    if (failed) throw failed.error;
-  }
-
-  /**
-   * Writes what is buffered. During a backoff it returns at once, unless `wait` is set: then it
-   * waits for the next attempt (back-pressure for a producer that must not drop records).
-   * @param {{ force?: boolean, wait?: boolean }} [opts]
-   */
-  async function flush(opts = {}) {
-    if (flushing) {
-      wake();
-      return flushing;
-    }
-    if (buffer.length === 0) return;
-    const delay = nextAttemptAt - Date.now();
-    if (delay > 0 && !opts.force) {
-      if (!opts.wait) return;
-      await sleep(delay);
-      return flush(opts);
-    }
-    flushing = (async () => {
-      try {
-        await flushNow();
-        if (failures > 0) log.info({ failures }, 'postgres: writing again after an outage');
-        failures = 0;
-        lastError = undefined;
-      } catch (err) {
-        lastError = /** @type {Error} */ (err);
-        const retryInMs = backoffDelay(failures, { ...backoff, retries: Infinity });
-        failures += 1;
-        nextAttemptAt = Date.now() + retryInMs;
-        log.warn(
-          { err, pending: bufferedRows, retryInMs },
-          'postgres: write failed; records kept for the next attempt',
-        );
-      } finally {
-        flushing = undefined;
-        releaseRoom();
-      }
-    })();
-    return flushing;
-  }
-
-  /** @param {Entry} entry */
-  function add(entry) {
-    buffer.push(entry);
-    bufferedRows += rowsOf(entry);
-  }
-
-  function dropOverflow() {
-    let overflow = 0;
-    while (bufferedRows > maxBuffered && buffer.length > 0) {
-      const rows = rowsOf(/** @type {Entry} */ (buffer.shift()));
-      bufferedRows -= rows;
-      overflow += rows;
-    }
-    if (overflow > 0) {
-      dropped += overflow;
-      log.error(
-        { dropped: overflow, droppedTotal: dropped, maxBuffered },
-        'postgres: buffer full while the database is unreachable; oldest records dropped (raise DB_BUFFER_RECORDS)',
-      );
-    }
-  }
 
   const timer = options.flushIntervalMs ? setInterval(() => void flush(), options.flushIntervalMs) : undefined;
   timer?.unref();
@@ -198,8 +90,8 @@ export function createPostgresSink(options) {
     name: 'postgres',
     /** @param {PaasmonRecord[]} records */
     write(records) {
-      for (const record of records) add(record);
-      dropOverflow();
+      for (const record of records) buffer.add(record);
+      buffer.dropOverflow();
       notify();
     },
     /**
@@ -209,8 +101,8 @@ export function createPostgresSink(options) {
      * @param {import('../../core/types.js').RecordKind} kind @param {EncodedRows} encoded
      */
     writeEncoded(kind, encoded) {
-      add({ kind, encoded });
-      dropOverflow();
+      buffer.add({ kind, encoded });
+      buffer.dropOverflow();
       notify();
     },
     flush,
@@ -221,7 +113,7 @@ export function createPostgresSink(options) {
      */
     async room() {
       while (buffer.length > 0) {
-        if (flushing) await new Promise((resolve) => roomWaiters.push(() => resolve(undefined)));
+        if (isFlushing()) await writes.nextRoom();
         else await flush({ wait: true });
       }
     },
@@ -230,31 +122,31 @@ export function createPostgresSink(options) {
       closed = true;
       clearInterval(timer);
       await flush({ force: true });
-      if (bufferedRows > 0) log.error({ lost: bufferedRows }, 'postgres: records could not be written before shutdown');
+      if (buffer.rows > 0) log.error({ lost: buffer.rows }, 'postgres: records could not be written before shutdown');
     },
     /** Records waiting to be written (also those of the writes in flight). */
     get pending() {
-      return bufferedRows + writingRows;
+      return buffer.rows + writes.writingRows;
     },
     /** Records of the writes in flight. */
     get writing() {
-      return writingRows;
+      return writes.writingRows;
     },
     /** Batches being written now (at most maxInFlight). */
     get writesInFlight() {
-      return writes;
+      return writes.writes;
     },
     /** Records written so far. */
     get written() {
-      return written;
+      return writes.written;
     },
     /** Records dropped because the buffer was full. */
     get dropped() {
-      return dropped;
+      return buffer.dropped;
     },
     /** The last write error, cleared by a successful write. */
     get lastError() {
-      return lastError;
+      return retry.lastError;
     },
   };
 }

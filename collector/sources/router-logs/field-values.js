@@ -1,0 +1,83 @@
+// Reading values out of untrusted search documents: a field by dotted path (nested objects or dotted
+// keys), a header under the extra-fields object, and strings and numbers converted with care.
+
+/**
+ * A dotted path, split once: the whole path as a key, then each way to split it at a dot (a head
+ * key and the rest).
+ * @typedef {{ path: string, splits: Array<[head: string, rest: CompiledPath]> }} CompiledPath
+ */
+
+/** @type {Map<string, CompiledPath>} the configured paths, split once (bench/ingest.bench.js profile) */
+const compiledPaths = new Map();
+/** Paths come from the configuration and a few extra-field names; a bound all the same. */
+const MOST_COMPILED_PATHS = 10_000;
+
+/** @param {string} path @returns {CompiledPath} */
+function compilePath(path) {
+  let compiled = compiledPaths.get(path);
+  if (compiled) return compiled;
+  /** @type {CompiledPath['splits']} */
+  const splits = [];
+  // A dot at the end splits off nothing: no field is named ''.
+  for (let i = path.indexOf('.'); i >= 0 && i < path.length - 1; i = path.indexOf('.', i + 1))
+    splits.push([path.slice(0, i), compilePath(path.slice(i + 1))]);
+  compiled = { path, splits };
+  if (compiledPaths.size >= MOST_COMPILED_PATHS) compiledPaths.clear();
+  compiledPaths.set(path, compiled);
+  return compiled;
+}
+
+/** @param {any} source @param {CompiledPath} compiled @returns {unknown} */
+function valueAt(source, compiled) {
+  if (source === null || typeof source !== 'object') return undefined;
+  if (compiled.path in source) return source[compiled.path];
+  // Every split point: {"rtr": {"app.id": ...}} and {"rtr": {"app": {"id": ...}}} both occur.
+  for (const [head, rest] of compiled.splits) {
+    if (head in source) {
+      const value = valueAt(source[head], rest);
+      if (value !== undefined) return value;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A field by dotted path, whether the document nests objects or uses dotted keys.
+ * @param {any} source @param {string} path @returns {unknown}
+ */
+export function fieldOf(source, path) {
+  if (!path) return undefined;
+  return valueAt(source, compilePath(path));
+}
+
+/**
+ * `<extra>.<name>` by extra, by name: no string built per lookup. Bounded by the header names the
+ * mapping asks for (a fixed list and the configured correlation header).
+ * @type {Map<string, Map<string, CompiledPath>>}
+ */
+const extraPaths = new Map();
+
+/** The field `name` under `extra` (e.g. rtr.extra). @param {any} source @param {string} extra @param {string} name */
+export function extraField(source, extra, name) {
+  let byName = extraPaths.get(extra);
+  if (!byName) extraPaths.set(extra, (byName = new Map()));
+  let compiled = byName.get(name);
+  if (!compiled) byName.set(name, (compiled = compilePath(`${extra}.${name}`)));
+  return valueAt(source, compiled);
+}
+
+// Documents are untrusted: only strings and numbers are converted (String() or Number() of an
+// object such as {"toString": 0} throws; fast-check found it).
+
+/** @param {unknown} value @returns {string | null} */
+export const text = (value) => {
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return typeof value === 'string' && value !== '' && value !== '-' ? value : null;
+};
+
+/** @param {unknown} value @returns {number | null | undefined} null when absent, undefined when malformed */
+export function number(value) {
+  if (value === undefined || value === null || value === '' || value === '-') return null;
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN;
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
