@@ -2,6 +2,7 @@
 // COPY as it comes and written through the page writer, two at a time and committed in order.
 // Rows already stored under their (run, id) key are skipped, so importing a file again adds nothing.
 import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
+import { orderedWrites } from './ordered-writes.js';
 
 /**
  * @typedef {object} ImportResult
@@ -35,14 +36,7 @@ export async function importResults(pages, run, deps) {
     firstSentMs: undefined,
     lastDoneMs: undefined,
   };
-  /** @type {Promise<unknown>[]} */
-  const writing = [];
-  /** @type {Promise<unknown>[]} */
-  const writes = [];
-  /** @type {Promise<unknown>} */
-  let previous = Promise.resolve();
-  /** @type {Promise<void>} */
-  let previousCopied = Promise.resolve();
+  const writes = orderedWrites(writePage, WRITES_IN_FLIGHT);
   try {
     for await (const page of pages) {
       let first = result.firstSentMs ?? Infinity;
@@ -60,33 +54,22 @@ export async function importResults(pages, run, deps) {
       for (const [reason, text] of page.examples) if (!result.examples.has(reason)) result.examples.set(reason, text);
       if (!page.records.length) continue;
       const encoded = encodeRecords('loadgen_request', page.records, page.records.length);
-      /** @type {() => void} */
-      let copied = () => {};
-      /** @type {Promise<void>} */
-      const copiedOrEnded = new Promise((resolve) => (copied = resolve));
       // Page n's rows go in once n-1's are (a row in both makes only the later wait), and commit after.
-      const write = writePage({
-        kind: 'loadgen_request',
-        records: encoded ? [] : /** @type {any[]} */ (page.records),
-        encoded,
-        commitAfter: previous,
-        copyAfter: previousCopied,
-        onCopied: copied,
-        countOnly: true,
-      }).then((inserted) => {
-        result.inserted += inserted.count;
-      });
-      write.catch(() => {});
-      write.finally(copied).catch(() => {});
-      previous = write;
-      previousCopied = copiedOrEnded;
-      writes.push(write);
-      writing.push(write);
-      if (writing.length >= WRITES_IN_FLIGHT) await writing.shift();
+      await writes.write(
+        {
+          kind: 'loadgen_request',
+          records: encoded ? [] : /** @type {any[]} */ (page.records),
+          encoded,
+          countOnly: true,
+        },
+        (inserted) => {
+          result.inserted += inserted.count;
+        },
+      );
     }
-    while (writing.length) await writing.shift();
+    await writes.drain();
   } finally {
-    await Promise.allSettled(writes);
+    await writes.settled();
   }
   return result;
 }

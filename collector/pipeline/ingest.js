@@ -9,6 +9,7 @@ import { parseGorouterLine } from '../sources/router-logs/gorouter.js';
 import { retry } from '../../core/retry.js';
 import { resumePosition } from './file-position.js';
 import { readCheckpoint } from '../../exporters/postgres/checkpoints.js';
+import { orderedWrites } from './ordered-writes.js';
 import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
 
 /**
@@ -236,58 +237,34 @@ export async function ingestWindow(source, window, deps) {
         ),
         busyMs,
       );
-      /** @type {Promise<void>[]} every write of this attempt, and those not awaited yet */
-      const writes = [];
-      /** @type {Promise<void>[]} */
-      const writing = [];
-      /** @type {Promise<unknown>} */
-      let previous = Promise.resolve();
-      /** @type {Promise<void>} the page before has copied its rows, or its write has ended */
-      let previousCopied = Promise.resolve();
+      const writes = orderedWrites(writePage, WRITES_IN_FLIGHT);
       try {
         for await (const page of prefetchOne(pages)) {
           const checkpoint = window.checkpoint
             ? { source: window.checkpoint, position: page.lastTimestamp }
             : undefined;
           const writeStarted = performance.now();
-          /** @type {() => void} */
-          let copied = () => {};
-          /** @type {Promise<void>} */
-          const copiedOrEnded = new Promise((resolve) => (copied = resolve));
-          const write = writePage({
-            kind: 'router_request',
-            records: page.records,
-            encoded: page.encoded,
-            checkpoint,
-            commitAfter: previous,
-            copyAfter: previousCopied,
-            onCopied: copied,
-            countOnly: !deps.metrics,
-          }).then((inserted) => {
-            busyMs.write += performance.now() - writeStarted;
-            deps.metrics?.write(inserted.records);
-            result.records += page.encoded?.rows ?? page.records.length;
-            result.inserted += inserted.count;
-            result.cleaned = (result.cleaned ?? 0) + (inserted.cleaned ?? 0);
-            result.documents = (result.documents ?? 0) + page.documents;
-            addCounts(result.skipped, page.skipped);
-            addFirsts(/** @type {Map<string, any>} */ (result.examples), page.examples);
-            position = page.lastTimestamp;
-          });
-          // Awaited below, in order; until then a failure must not count as unhandled.
-          write.catch(() => {});
-          write.finally(copied).catch(() => {});
-          previous = write;
-          previousCopied = copiedOrEnded;
-          writes.push(write);
-          writing.push(write);
-          if (writing.length >= WRITES_IN_FLIGHT) await writing.shift();
+          const { records, encoded } = page;
+          await writes.write(
+            { kind: 'router_request', records, encoded, checkpoint, countOnly: !deps.metrics },
+            (inserted) => {
+              busyMs.write += performance.now() - writeStarted;
+              deps.metrics?.write(inserted.records);
+              result.records += page.encoded?.rows ?? page.records.length;
+              result.inserted += inserted.count;
+              result.cleaned = (result.cleaned ?? 0) + (inserted.cleaned ?? 0);
+              result.documents = (result.documents ?? 0) + page.documents;
+              addCounts(result.skipped, page.skipped);
+              addFirsts(/** @type {Map<string, any>} */ (result.examples), page.examples);
+              position = page.lastTimestamp;
+            },
+          );
         }
-        while (writing.length) await writing.shift();
+        await writes.drain();
       } finally {
         // A failed read or write: the writes in flight end (committed or rolled back) before a retry
         // resumes from `position`, the last committed page.
-        await Promise.allSettled(writes);
+        await writes.settled();
       }
     },
     {
