@@ -33,6 +33,7 @@ const EXPECTED_COLUMNS = {
     'run_id',
     'label',
     'app_name',
+    'tool',
     'implementation',
     'instances',
     'parallel',
