@@ -105,5 +105,6 @@ it("gatling: the stored requests are those of Gatling's summary, each matched wi
     errors: Number(ko),
     durationsMs: requestTimes(fs.readFileSync(log)),
     ids: true,
+    resolutionMs: 1,
   });
 });

@@ -64,5 +64,6 @@ it("jmeter: the stored samples are those of JMeter's summary, each matched with 
     errors: Number(summary[2]),
     durationsMs: rows.map((/** @type {any} */ r) => Number(r.elapsed)),
     ids: true,
+    resolutionMs: 1,
   });
 });
