@@ -80,22 +80,14 @@ const NETWORK_CODES = new Set([
  */
 export function createHttp(options) {
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const maxWaitMs = options.maxRateLimitWaitMs ?? 120_000;
-  const client = axios.create({
-    timeout: options.timeoutMs,
-    httpAgent: new http.Agent({ keepAlive: true }),
-    httpsAgent: new https.Agent({ keepAlive: true, rejectUnauthorized: !options.skipSslValidation }),
-    validateStatus: () => true,
-    // Bodies are parsed below whatever the content type says: the CC sends 429 JSON as text/plain.
-    responseType: 'text',
-    transformResponse: [(data) => data],
-    maxRedirects: 0,
-    headers: options.headers,
-  });
-  const titleOf = options.errorTitle ?? (() => undefined);
+  const answer = {
+    titleOf: options.errorTitle ?? (() => undefined),
+    maxWaitMs: options.maxRateLimitWaitMs ?? 120_000,
+  };
+  const client = createAxiosClient(options);
 
   /**
-   * Sends a request, retrying network errors, 5xx and 429. Any other status is returned.
+   * One attempt: a 5xx, a 429 or no answer throws; any other status is returned.
    * @param {HttpRequest} request
    * @returns {Promise<HttpResponse>}
    */
@@ -110,54 +102,9 @@ export function createHttp(options) {
         signal: request.signal,
       });
     } catch (err) {
-      if (request.signal?.aborted) throw err;
-      const code = /** @type {any} */ (err).code;
-      if (!NETWORK_CODES.has(code) && !axios.isAxiosError(err)) throw err;
-      // A certificate that is not trusted will not be trusted on the next attempt either.
-      if (typeof code === 'string' && TLS_CODE.test(code))
-        throw new HttpError(
-          `${request.method ?? 'GET'} ${new URL(request.url).host}: TLS certificate not trusted ` +
-            `(${code}: ${/** @type {Error} */ (err).message})`,
-          { reason: 'tls', cause: err },
-        );
-      const reason = code === 'ECONNABORTED' || code === 'ETIMEDOUT' ? 'timeout' : 'network';
-      const what = code ?? /** @type {Error} */ (err).message;
-      const where = options.setting ? ` (${options.setting}: ${new URL(request.url).host})` : '';
-      throw new HttpError(`${request.method ?? 'GET'} ${pathOf(request.url)} failed: ${what}${where}`, {
-        reason,
-        cause: err,
-        // A name that does not resolve will not resolve in the seconds a retry waits.
-        retryable: code !== 'ENOTFOUND',
-      });
+      throw transportError(err, request, options.setting);
     }
-    const data = parseBody(response.data);
-    const length = typeof response.data === 'string' ? response.data.length : 0;
-    const status = response.status;
-    // Every API paasmon reads answers JSON: a success that is not (a proxy's HTML page, a body cut
-    // off) is a failure, not an empty answer.
-    if (status >= 200 && status < 300 && typeof data === 'string' && data !== '') {
-      const type = String(response.headers['content-type'] ?? 'no content type').split(';')[0];
-      throw new HttpError(
-        `${request.method ?? 'GET'} ${pathOf(request.url)} answered ${status} with a body that is not JSON ` +
-          `(${type}, ${data.length} bytes)`,
-        { status, reason: 'bad_response', retryable: true },
-      );
-    }
-    if (status < 500 && status !== 429) return { status, headers: response.headers, data, length };
-    const title = titleOf(data);
-    const reason =
-      status === 429 ? 'rate_limited' : title === 'CF-StatsUnavailable' ? 'stats_unavailable' : `http_${status}`;
-    const waitMs = status === 429 ? rateLimitDelay(response.headers, Date.now()) : undefined;
-    throw new HttpError(
-      `${request.method ?? 'GET'} ${pathOf(request.url)} answered ${status}${title ? ` ${title}` : ''}`,
-      {
-        status,
-        title,
-        reason,
-        retryable: true,
-        waitMs: waitMs === undefined ? undefined : Math.min(waitMs, maxWaitMs),
-      },
-    );
+    return checkedAnswer(response, request, answer);
   }
 
   /**
@@ -189,6 +136,85 @@ export function createHttp(options) {
       client.defaults.httpsAgent?.destroy();
     },
   };
+}
+
+/** One keep-alive axios instance that hands back every status and the body as text. @param {HttpOptions} options */
+function createAxiosClient(options) {
+  return axios.create({
+    timeout: options.timeoutMs,
+    httpAgent: new http.Agent({ keepAlive: true }),
+    httpsAgent: new https.Agent({ keepAlive: true, rejectUnauthorized: !options.skipSslValidation }),
+    validateStatus: () => true,
+    // Bodies are parsed below whatever the content type says: the CC sends 429 JSON as text/plain.
+    responseType: 'text',
+    transformResponse: [(data) => data],
+    maxRedirects: 0,
+    headers: options.headers,
+  });
+}
+
+/**
+ * What to throw when a request got no answer: an HttpError for network and TLS failures, the error
+ * itself for an abort or anything that is not the network's.
+ * @param {unknown} err @param {HttpRequest} request @param {string} [setting]
+ */
+function transportError(err, request, setting) {
+  if (request.signal?.aborted) return err;
+  const code = /** @type {any} */ (err).code;
+  if (!NETWORK_CODES.has(code) && !axios.isAxiosError(err)) return err;
+  // A certificate that is not trusted will not be trusted on the next attempt either.
+  if (typeof code === 'string' && TLS_CODE.test(code))
+    return new HttpError(
+      `${request.method ?? 'GET'} ${new URL(request.url).host}: TLS certificate not trusted ` +
+        `(${code}: ${/** @type {Error} */ (err).message})`,
+      { reason: 'tls', cause: err },
+    );
+  const reason = code === 'ECONNABORTED' || code === 'ETIMEDOUT' ? 'timeout' : 'network';
+  const what = code ?? /** @type {Error} */ (err).message;
+  const where = setting ? ` (${setting}: ${new URL(request.url).host})` : '';
+  return new HttpError(`${request.method ?? 'GET'} ${pathOf(request.url)} failed: ${what}${where}`, {
+    reason,
+    cause: err,
+    // A name that does not resolve will not resolve in the seconds a retry waits.
+    retryable: code !== 'ENOTFOUND',
+  });
+}
+
+/**
+ * The response with its body parsed, or the HttpError for a 5xx, a 429 or a success that is not JSON.
+ * @param {import('axios').AxiosResponse} response @param {HttpRequest} request
+ * @param {{ titleOf: (body: unknown) => string | undefined, maxWaitMs: number }} answer
+ * @returns {HttpResponse}
+ */
+function checkedAnswer(response, request, { titleOf, maxWaitMs }) {
+  const data = parseBody(response.data);
+  const length = typeof response.data === 'string' ? response.data.length : 0;
+  const status = response.status;
+  // Every API paasmon reads answers JSON: a success that is not (a proxy's HTML page, a body cut
+  // off) is a failure, not an empty answer.
+  if (status >= 200 && status < 300 && typeof data === 'string' && data !== '') {
+    const type = String(response.headers['content-type'] ?? 'no content type').split(';')[0];
+    throw new HttpError(
+      `${request.method ?? 'GET'} ${pathOf(request.url)} answered ${status} with a body that is not JSON ` +
+        `(${type}, ${data.length} bytes)`,
+      { status, reason: 'bad_response', retryable: true },
+    );
+  }
+  if (status < 500 && status !== 429) return { status, headers: response.headers, data, length };
+  const title = titleOf(data);
+  const reason =
+    status === 429 ? 'rate_limited' : title === 'CF-StatsUnavailable' ? 'stats_unavailable' : `http_${status}`;
+  const waitMs = status === 429 ? rateLimitDelay(response.headers, Date.now()) : undefined;
+  throw new HttpError(
+    `${request.method ?? 'GET'} ${pathOf(request.url)} answered ${status}${title ? ` ${title}` : ''}`,
+    {
+      status,
+      title,
+      reason,
+      retryable: true,
+      waitMs: waitMs === undefined ? undefined : Math.min(waitMs, maxWaitMs),
+    },
+  );
 }
 
 /** @param {unknown} body */
