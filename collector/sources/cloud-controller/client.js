@@ -13,72 +13,31 @@ import { createTokenProvider } from './uaa.js';
  */
 
 /**
- * @param {import('../../config/index.js').CloudControllerConfig & { api: string }} cf
- * @param {object} [deps]
- * @param {import('pino').Logger} [deps.log]
- * @param {import('../../../core/retry.js').BackoffOptions} [deps.backoff]
- * @param {(reason: string) => void} [deps.onRetry] counts a retried request by reason
+ * @typedef {import('../../config/index.js').CloudControllerConfig & { api: string }} CloudControllerConfig
+ * @typedef {import('../../net/http-client.js').HttpRequest} HttpRequest
+ * @typedef {ReturnType<typeof createTokenProvider>} TokenProvider
+ * @typedef {object} ClientDeps
+ * @property {import('pino').Logger} [log]
+ * @property {import('../../../core/retry.js').BackoffOptions} [backoff]
+ * @property {(reason: string) => void} [onRetry] counts a retried request by reason
  */
+
+/** @param {CloudControllerConfig} cf @param {ClientDeps} [deps] */
 export function createCloudControllerClient(cf, deps = {}) {
   const { log } = deps;
   let requests = 0;
-  const http = createHttp({
-    setting: 'CF_API',
-    timeoutMs: cf.timeoutMs,
-    skipSslValidation: cf.skipSslValidation,
-    backoff: deps.backoff,
-    errorTitle,
-    onRetry: (e) => {
-      deps.onRetry?.(e.reason);
-      log?.warn(
-        { reason: e.reason, attempt: e.attempt, delayMs: e.delayMs, url: e.url },
-        'cloud-controller: retrying request',
-      );
-    },
-  });
-  const send = (/** @type {import('../../net/http-client.js').HttpRequest} */ request) => {
+  const http = createLoggedHttp(cf, deps);
+  const send = (/** @type {HttpRequest} */ request) => {
     requests += 1;
     return http.send(request);
   };
   const limit = pLimit(cf.concurrency);
-  /** @type {Promise<Discovery & { tokens: ReturnType<typeof createTokenProvider> }> | undefined} */
+  /** @type {Promise<Discovery & { tokens: TokenProvider }> | undefined} */
   let discovered;
 
   /** @param {AbortSignal} [signal] */
-  async function discover(signal) {
-    const response = await send({ url: `${cf.api}/`, signal });
-    if (response.status !== 200 || !response.data?.links) {
-      throw new HttpError(`GET ${cf.api}/ answered ${response.status}: not a Cloud Controller API (no links)`, {
-        status: response.status,
-        reason: 'discovery',
-      });
-    }
-    const links = response.data.links;
-    const v3 = links.cloud_controller_v3;
-    const v2 = links.cloud_controller_v2;
-    const login = links.login?.href ?? links.uaa?.href;
-    if (!v3 && !v2)
-      throw new HttpError(`GET ${cf.api}/ lists neither cloud_controller_v3 nor cloud_controller_v2`, {
-        reason: 'discovery',
-      });
-    if (!login) throw new HttpError(`GET ${cf.api}/ lists no login or uaa link`, { reason: 'discovery' });
-    const tokens = createTokenProvider({
-      tokenUrl: `${String(login).replace(/\/+$/, '')}/oauth/token`,
-      credentials: cf,
-      send,
-    });
-    return {
-      v3: Boolean(v3),
-      apiVersion: String((v3 ?? v2).meta?.version ?? 'unknown'),
-      baseUrl: cf.api,
-      logCacheUrl: typeof links.log_cache?.href === 'string' ? links.log_cache.href.replace(/\/+$/, '') : undefined,
-      tokens,
-    };
-  }
-
-  /** @param {AbortSignal} [signal] */
   function discovery(signal) {
-    discovered ??= discover(signal).catch((err) => {
+    discovered ??= discover(cf, send, signal).catch((err) => {
       discovered = undefined;
       throw err;
     });
@@ -108,17 +67,7 @@ export function createCloudControllerClient(cf, deps = {}) {
           tokens.invalidate(token);
           continue;
         }
-        const reason =
-          response.status === 401 || response.status === 403
-            ? 'auth'
-            : response.status === 404
-              ? 'not_found'
-              : `http_${response.status}`;
-        throw new HttpError(`GET ${pathOf(url)} answered ${response.status}${title ? ` ${title}` : ''}`, {
-          status: response.status,
-          title,
-          reason,
-        });
+        throw refusal(url, response.status, title);
       }
     });
   }
@@ -157,6 +106,74 @@ export function createCloudControllerClient(cf, deps = {}) {
     },
     close: http.close,
   };
+}
+
+/**
+ * The HTTP client for CF_API, which counts and logs each retried request.
+ * @param {CloudControllerConfig} cf @param {ClientDeps} deps
+ */
+function createLoggedHttp(cf, { log, backoff, onRetry }) {
+  return createHttp({
+    setting: 'CF_API',
+    timeoutMs: cf.timeoutMs,
+    skipSslValidation: cf.skipSslValidation,
+    backoff,
+    errorTitle,
+    onRetry: (e) => {
+      onRetry?.(e.reason);
+      log?.warn(
+        { reason: e.reason, attempt: e.attempt, delayMs: e.delayMs, url: e.url },
+        'cloud-controller: retrying request',
+      );
+    },
+  });
+}
+
+/**
+ * Reads the API root: its version, Log Cache and the UAA that issues its tokens.
+ * @param {CloudControllerConfig} cf
+ * @param {(request: HttpRequest) => Promise<import('../../net/http-client.js').HttpResponse>} send
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<Discovery & { tokens: TokenProvider }>}
+ */
+async function discover(cf, send, signal) {
+  const response = await send({ url: `${cf.api}/`, signal });
+  if (response.status !== 200 || !response.data?.links) {
+    throw new HttpError(`GET ${cf.api}/ answered ${response.status}: not a Cloud Controller API (no links)`, {
+      status: response.status,
+      reason: 'discovery',
+    });
+  }
+  const links = response.data.links;
+  const v3 = links.cloud_controller_v3;
+  const v2 = links.cloud_controller_v2;
+  const login = links.login?.href ?? links.uaa?.href;
+  if (!v3 && !v2)
+    throw new HttpError(`GET ${cf.api}/ lists neither cloud_controller_v3 nor cloud_controller_v2`, {
+      reason: 'discovery',
+    });
+  if (!login) throw new HttpError(`GET ${cf.api}/ lists no login or uaa link`, { reason: 'discovery' });
+  const tokens = createTokenProvider({
+    tokenUrl: `${String(login).replace(/\/+$/, '')}/oauth/token`,
+    credentials: cf,
+    send,
+  });
+  return {
+    v3: Boolean(v3),
+    apiVersion: String((v3 ?? v2).meta?.version ?? 'unknown'),
+    baseUrl: cf.api,
+    logCacheUrl: typeof links.log_cache?.href === 'string' ? links.log_cache.href.replace(/\/+$/, '') : undefined,
+    tokens,
+  };
+}
+
+/**
+ * The error for a GET the API refused, its reason named for the metrics (auth, not_found, http_<status>).
+ * @param {string} url @param {number} status @param {string | undefined} title
+ */
+function refusal(url, status, title) {
+  const reason = status === 401 || status === 403 ? 'auth' : status === 404 ? 'not_found' : `http_${status}`;
+  return new HttpError(`GET ${pathOf(url)} answered ${status}${title ? ` ${title}` : ''}`, { status, title, reason });
 }
 
 /** @typedef {ReturnType<typeof createCloudControllerClient>} CloudControllerClient */

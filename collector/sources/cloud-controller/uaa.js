@@ -49,24 +49,7 @@ export function createTokenProvider({ tokenUrl, credentials, send, now = Date.no
       signal,
     });
     grants += 1;
-    const body = response.data ?? {};
-    if (response.status !== 200 || typeof body.access_token !== 'string') {
-      const what =
-        typeof body === 'object' && body.error
-          ? `${body.error}${body.error_description ? `: ${body.error_description}` : ''}`
-          : `HTTP ${response.status}`;
-      throw new HttpError(`UAA refused the ${form.grant_type} grant (${what})`, {
-        status: response.status,
-        title: body.error,
-        reason: 'auth',
-      });
-    }
-    const lifetimeMs = typeof body.expires_in === 'number' ? body.expires_in * 1000 : 0;
-    token = {
-      accessToken: body.access_token,
-      refreshToken: typeof body.refresh_token === 'string' ? body.refresh_token : undefined,
-      expiresAt: jwtExpiry(body.access_token) ?? now() + lifetimeMs,
-    };
+    token = grantedToken(response, form.grant_type, now);
     return token.accessToken;
   }
 
@@ -113,5 +96,31 @@ export function createTokenProvider({ tokenUrl, credentials, send, now = Date.no
     get grants() {
       return grants;
     },
+  };
+}
+
+/**
+ * The token a grant answered with, expiring when its JWT says (else after `expires_in`); a refusal throws.
+ * @param {HttpResponse} response @param {string} grantType @param {() => number} now
+ * @returns {{ accessToken: string, refreshToken?: string, expiresAt: number }}
+ */
+function grantedToken(response, grantType, now) {
+  const body = response.data ?? {};
+  if (response.status !== 200 || typeof body.access_token !== 'string') {
+    const what =
+      typeof body === 'object' && body.error
+        ? `${body.error}${body.error_description ? `: ${body.error_description}` : ''}`
+        : `HTTP ${response.status}`;
+    throw new HttpError(`UAA refused the ${grantType} grant (${what})`, {
+      status: response.status,
+      title: body.error,
+      reason: 'auth',
+    });
+  }
+  const lifetimeMs = typeof body.expires_in === 'number' ? body.expires_in * 1000 : 0;
+  return {
+    accessToken: body.access_token,
+    refreshToken: typeof body.refresh_token === 'string' ? body.refresh_token : undefined,
+    expiresAt: jwtExpiry(body.access_token) ?? now() + lifetimeMs,
   };
 }
