@@ -86,30 +86,43 @@ export function routerDetailDashboard() {
   )
     .annotation(runAnnotations())
     .withVariable(datasourceVariable(POSTGRESQL, 'PostgreSQL'))
-    .withVariable(
-      new QueryVariableBuilder('app')
-        .label('app')
-        .datasource(ds())
-        .query(
-          'SELECT DISTINCT app_name FROM router_requests WHERE $__timeFilter(received_at) AND app_name IS NOT NULL ORDER BY 1',
-        )
-        .refresh(VariableRefresh.OnTimeRangeChanged)
-        .multi(true)
-        .includeAll(true),
-    )
-    .withVariable(
-      new QueryVariableBuilder('run')
-        .label('run')
-        .datasource(ds())
-        .query(
-          "SELECT id AS __value, id || ' ' || label AS __text FROM test_runs WHERE started_at <= $__timeTo() AND coalesce(ended_at, now()) >= $__timeFrom() ORDER BY id DESC",
-        )
-        .refresh(VariableRefresh.OnTimeRangeChanged)
-        .multi(true)
-        .includeAll(true),
-    );
+    .withVariable(appVariable())
+    .withVariable(runVariable());
+  withLatencyRow(builder);
+  withRequestsRow(builder);
+  withPerInstanceRow(builder);
+  return finish(builder.build());
+}
 
-  builder
+/** @typedef {import('@grafana/grafana-foundation-sdk/dashboard').DashboardBuilder} DashboardBuilder */
+
+/** The apps that have router records in the time range, any of them picked. */
+const appVariable = () =>
+  new QueryVariableBuilder('app')
+    .label('app')
+    .datasource(ds())
+    .query(
+      'SELECT DISTINCT app_name FROM router_requests WHERE $__timeFilter(received_at) AND app_name IS NOT NULL ORDER BY 1',
+    )
+    .refresh(VariableRefresh.OnTimeRangeChanged)
+    .multi(true)
+    .includeAll(true);
+
+/** The runs that overlap the time range, for the breakdown of their correlated requests. */
+const runVariable = () =>
+  new QueryVariableBuilder('run')
+    .label('run')
+    .datasource(ds())
+    .query(
+      "SELECT id AS __value, id || ' ' || label AS __text FROM test_runs WHERE started_at <= $__timeTo() AND coalesce(ended_at, now()) >= $__timeFrom() ORDER BY id DESC",
+    )
+    .refresh(VariableRefresh.OnTimeRangeChanged)
+    .multi(true)
+    .includeAll(true);
+
+/** The latency heatmap and where the time of correlated requests went. @param {DashboardBuilder} builder */
+function withLatencyRow(builder) {
+  return builder
     .withRow(new RowBuilder('Latency'))
     .withPanel(
       new heatmap.PanelBuilder()
@@ -133,8 +146,11 @@ export function routerDetailDashboard() {
         .fillOpacity(40)
         .withTarget(sql(BREAKDOWN_SQL, { format: 'time_series' })),
     );
+}
 
-  builder
+/** The slowest requests with their correlation ids. @param {DashboardBuilder} builder */
+function withRequestsRow(builder) {
+  return builder
     .withRow(new RowBuilder('Requests'))
     .withPanel(
       sqlTable(
@@ -144,8 +160,11 @@ export function routerDetailDashboard() {
         10,
       ).overrideByRegexp('.*_ms', [{ id: 'unit', value: 'ms' }]),
     );
+}
 
-  builder
+/** Requests, errors and percentiles per app instance. @param {DashboardBuilder} builder */
+function withPerInstanceRow(builder) {
+  return builder
     .withRow(new RowBuilder('Per app instance'))
     .withPanel(
       sqlTable(
@@ -165,6 +184,4 @@ export function routerDetailDashboard() {
         sql(PER_INSTANCE_P95_SQL, { format: 'time_series' }),
       ),
     );
-
-  return finish(builder.build());
 }

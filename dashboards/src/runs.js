@@ -108,18 +108,29 @@ export function runsDashboard() {
     'Load-test runs from PostgreSQL: every run in the time range, and the runs picked in "run" compared side by side.',
   )
     .withVariable(datasourceVariable(POSTGRESQL, 'PostgreSQL'))
-    .withVariable(
-      new QueryVariableBuilder('run')
-        .label('runs to compare')
-        .datasource(ds())
-        .query("SELECT id AS __value, id || ' ' || label AS __text FROM test_runs ORDER BY id DESC")
-        .refresh(VariableRefresh.OnDashboardLoad)
-        .multi(true)
-        .includeAll(false),
-    )
+    .withVariable(runsToCompareVariable())
     .annotation(runAnnotations());
+  withAllRunsRow(builder);
+  withSelectedRunsRow(builder);
+  withScalingCharts(builder);
+  return finish(builder.build());
+}
 
-  builder.withRow(new RowBuilder('All runs in the time range')).withPanel(
+/** @typedef {import('@grafana/grafana-foundation-sdk/dashboard').DashboardBuilder} DashboardBuilder */
+
+/** Any stored runs, picked by hand (none by default): the runs the second row compares. */
+const runsToCompareVariable = () =>
+  new QueryVariableBuilder('run')
+    .label('runs to compare')
+    .datasource(ds())
+    .query("SELECT id AS __value, id || ' ' || label AS __text FROM test_runs ORDER BY id DESC")
+    .refresh(VariableRefresh.OnDashboardLoad)
+    .multi(true)
+    .includeAll(false);
+
+/** One row per run in the time range, each linking to its router detail. @param {DashboardBuilder} builder */
+function withAllRunsRow(builder) {
+  return builder.withRow(new RowBuilder('All runs in the time range')).withPanel(
     sqlTable(
       'Runs',
       'One row per run (run_summary). Click a run to open its router detail over its own time range.',
@@ -133,8 +144,11 @@ export function runsDashboard() {
       .overrideByRegexp('.*_ratio|cpu_utilization', [{ id: 'unit', value: 'percentunit' }])
       .overrideByRegexp('(e2e|router)_.*_ms', [{ id: 'unit', value: 'ms' }]),
   );
+}
 
-  builder
+/** The selected runs' figures side by side and their throughput. @param {DashboardBuilder} builder */
+function withSelectedRunsRow(builder) {
+  return builder
     .withRow(new RowBuilder('Selected runs side by side'))
     .withPanel(
       sqlTable('Selected runs', 'Every run_summary column of the runs picked in "run".', COMPARE_SQL, 8)
@@ -165,7 +179,15 @@ export function runsDashboard() {
         .unit('reqps')
         .min(0)
         .withTarget(sql(THROUGHPUT_OVER_TIME_SQL, { format: 'time_series' })),
-    )
+    );
+}
+
+/**
+ * The selected runs against each other (throughput, CPU, latency) and their instances over time, in the same row.
+ * @param {DashboardBuilder} builder
+ */
+function withScalingCharts(builder) {
+  return builder
     .withPanel(
       xy(
         'Throughput vs CPU',
@@ -199,6 +221,4 @@ export function runsDashboard() {
         .withTransformation(partitionBySeries)
         .unit('bytes'),
     );
-
-  return finish(builder.build());
 }
