@@ -4,9 +4,6 @@
 // long errors): no object per request outlives it. A full page (or every second) goes to the
 // sink, which writes up to `maxInFlight` pages at once while the next one fills, so a slow COPY
 // does not pause sending; only when every slot is busy does the producer wait (counted).
-// A written page's buffer is filled again: a new buffer per page lived long enough to reach V8's
-// old generation, and its memory, outside the heap, was freed only by a full collection, which
-// these buffers alone called for every few seconds, stalling sending.
 // A crash loses at most the page being filled; memory stays flat however long the run. Large
 // pages: PostgreSQL spends less CPU per row than on small ones (a cost per COPY transaction), on
 // the same cores as the generator and the target (bench/loadgen.bench.js).
@@ -40,16 +37,8 @@ export function createRecorder({
   /** The longest a row without an error can be. */
   const mostBytes = encoder.maxBytes(null);
   const pageBytes = batchSize * mostBytes;
-  /** Page buffers written and free to fill again. @type {Buffer[]} */
-  const spare = [];
-  let pagesAllocated = 0;
-  const newPage = () => {
-    const reused = spare.pop();
-    if (reused) return reused;
-    pagesAllocated += 1;
-    return Buffer.allocUnsafe(pageBytes);
-  };
-  let page = newPage();
+  const pages = createPagePool(pageBytes, maxInFlight);
+  let page = pages.take();
   let bytes = 0;
   let rows = 0;
   let waits = 0;
@@ -67,13 +56,8 @@ export function createRecorder({
     if (partFilled) sink.writeEncoded('loadgen_request', { data: Buffer.from(data), rows, cleaned });
     else {
       const full = page;
-      // A page grown for long errors is not kept: the spare pages stay of the usual size.
-      const onWritten = () => {
-        // As many as can be on their way at once: `maxInFlight` being written and one waiting.
-        if (full.length === pageBytes && spare.length <= maxInFlight) spare.push(full);
-      };
-      sink.writeEncoded('loadgen_request', { data, rows, cleaned, onWritten });
-      page = newPage();
+      sink.writeEncoded('loadgen_request', { data, rows, cleaned, onWritten: () => pages.giveBack(full) });
+      page = pages.take();
     }
     bytes = 0;
     rows = 0;
@@ -98,11 +82,7 @@ export function createRecorder({
      */
     record(correlationId, startedAtMs, durationMs, status, error) {
       const most = error === null ? mostBytes : encoder.maxBytes(error);
-      if (page.length - bytes < most) {
-        const bigger = Buffer.allocUnsafe(2 * page.length + most);
-        page.copy(bigger, 0, 0, bytes);
-        page = bigger;
-      }
+      if (page.length - bytes < most) page = grown(page, bytes, most);
       bytes = encoder.write(page, bytes, correlationId, startedAtMs, durationMs, status, error);
       rows += 1;
       return rows >= batchSize ? handOver() : undefined;
@@ -121,11 +101,52 @@ export function createRecorder({
     },
     /** Page buffers allocated: those filling or being written at once, not one per page. */
     get pagesAllocated() {
-      return pagesAllocated;
+      return pages.allocated;
     },
     /** Times a full page found every write slot busy and the producer waited. */
     get waits() {
       return waits;
     },
   };
+}
+
+/**
+ * Page buffers of one size, filled again once written: a new buffer per page would live long enough to
+ * reach V8's old generation, its memory freed only by full collections that stall sending.
+ * @param {number} pageBytes @param {number} maxInFlight
+ */
+function createPagePool(pageBytes, maxInFlight) {
+  /** Page buffers written and free to fill again. @type {Buffer[]} */
+  const spare = [];
+  let allocated = 0;
+  return {
+    take() {
+      const reused = spare.pop();
+      if (reused) return reused;
+      allocated += 1;
+      return Buffer.allocUnsafe(pageBytes);
+    },
+    /**
+     * A written page, kept to be filled again; a page grown for long errors is not: the spare pages stay
+     * of the usual size.
+     * @param {Buffer} written
+     */
+    giveBack(written) {
+      // As many as can be on their way at once: `maxInFlight` being written and one waiting.
+      if (written.length === pageBytes && spare.length <= maxInFlight) spare.push(written);
+    },
+    get allocated() {
+      return allocated;
+    },
+  };
+}
+
+/**
+ * A larger copy of a page whose room is too small for the next row (a long error text).
+ * @param {Buffer} page @param {number} bytes filled so far @param {number} most the next row's longest encoding
+ */
+function grown(page, bytes, most) {
+  const bigger = Buffer.allocUnsafe(2 * page.length + most);
+  page.copy(bigger, 0, 0, bytes);
+  return bigger;
 }

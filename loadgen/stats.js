@@ -16,16 +16,6 @@ const microsHistogram = () =>
 
 export function createStats() {
   const histogram = microsHistogram();
-  /** Open model: actual send minus due time. */
-  const sendLag = microsHistogram();
-  /** Open model: the generator's own part of it, until it took the request (then it waited for a connection). */
-  const generatorLag = microsHistogram();
-  let sends = 0;
-  let late = 0;
-  let lateByGenerator = 0;
-  /** ms of a send-lag histogram (kept in µs): percentile p, or the maximum without p; 0 before any send. */
-  const lagAt = (/** @type {hdr.Histogram} */ lags, /** @type {number} */ p = 100) =>
-    sends ? (p === 100 ? lags.maxValue : lags.getValueAtPercentile(p)) / 1000 : 0;
   let count = 0;
   let sum = 0;
   let sumSquares = 0;
@@ -37,7 +27,7 @@ export function createStats() {
   const statuses = new Map();
   /** @type {Map<string, number>} */
   const errors = new Map();
-  return {
+  const responses = {
     /** @param {number} durationMs @param {number} status 0 when no response @param {string | null} error */
     record(durationMs, status, error) {
       count += 1;
@@ -52,9 +42,54 @@ export function createStats() {
       if (status) statuses.set(status, (statuses.get(status) ?? 0) + 1);
       if (error) errors.set(error, (errors.get(error) ?? 0) + 1);
     },
+    get count() {
+      return count;
+    },
+    get errorCount() {
+      let n = 0;
+      for (const v of errors.values()) n += v;
+      for (const [s, v] of statuses) if (s >= 500) n += v;
+      return n;
+    },
+    /** @param {number} p 0..100 @returns {number} ms */
+    percentile(p) {
+      return count ? histogram.getValueAtPercentile(p) / 1000 : 0;
+    },
+    get meanMs() {
+      return count ? sum / count : 0;
+    },
+    get stddevMs() {
+      return count > 1 ? Math.sqrt(Math.max(0, (sumSquares - (sum * sum) / count) / (count - 1))) : 0;
+    },
+    get maxMs() {
+      return max;
+    },
+    get minMs() {
+      return count ? min : 0;
+    },
+    buckets,
+    statuses,
+    errors,
+  };
+  return withAccessorsOf(responses, createSendLagStats());
+}
+
+/** Open model: how late each request was sent against its schedule, and how much of that was the generator's. */
+function createSendLagStats() {
+  /** Actual send minus due time. */
+  const sendLag = microsHistogram();
+  /** The generator's own part of it, until it took the request (then it waited for a connection). */
+  const generatorLag = microsHistogram();
+  let sends = 0;
+  let late = 0;
+  let lateByGenerator = 0;
+  /** ms of a send-lag histogram (kept in µs): percentile p, or the maximum without p; 0 before any send. */
+  const lagAt = (/** @type {hdr.Histogram} */ lags, /** @type {number} */ p = 100) =>
+    sends ? (p === 100 ? lags.maxValue : lags.getValueAtPercentile(p)) / 1000 : 0;
+  return {
     /**
-     * Open model: how long after its due time a request was sent, and how long after it the
-     * generator took it (the rest it waited for a free connection).
+     * How long after its due time a request was sent, and how long after it the generator took it
+     * (the rest it waited for a free connection).
      * @param {number} lagMs @param {number} generatorLagMs
      */
     recordSend(lagMs, generatorLagMs) {
@@ -88,36 +123,15 @@ export function createStats() {
     get generatorLagMaxMs() {
       return lagAt(generatorLag);
     },
-
-    get count() {
-      return count;
-    },
-    get errorCount() {
-      let n = 0;
-      for (const v of errors.values()) n += v;
-      for (const [s, v] of statuses) if (s >= 500) n += v;
-      return n;
-    },
-    /** @param {number} p 0..100 @returns {number} ms */
-    percentile(p) {
-      return count ? histogram.getValueAtPercentile(p) / 1000 : 0;
-    },
-    get meanMs() {
-      return count ? sum / count : 0;
-    },
-    get stddevMs() {
-      return count > 1 ? Math.sqrt(Math.max(0, (sumSquares - (sum * sum) / count) / (count - 1))) : 0;
-    },
-    get maxMs() {
-      return max;
-    },
-    get minMs() {
-      return count ? min : 0;
-    },
-    buckets,
-    statuses,
-    errors,
   };
 }
+
+/**
+ * `target` with the properties of `source` added as they are: getters stay getters (a spread would read them once).
+ * @template {object} A @template {object} B
+ * @param {A} target @param {B} source @returns {A & B}
+ */
+const withAccessorsOf = (target, source) =>
+  /** @type {A & B} */ (Object.defineProperties(target, Object.getOwnPropertyDescriptors(source)));
 
 /** @typedef {ReturnType<typeof createStats>} Stats */
