@@ -47,18 +47,9 @@ export function createRecorder({
 
   /** Hands the page to the sink; a promise when the producer must wait for a free slot. */
   function handOver() {
-    // A page the timer sends part-filled goes as a copy of its own size: the page buffer stays
-    // here for the next rows, and pages waiting out an outage hold only what they carry.
-    const partFilled = bytes < page.length / 4;
-    const data = page.subarray(0, bytes);
     const cleaned = encoder.cleaned - cleanedBefore;
     cleanedBefore = encoder.cleaned;
-    if (partFilled) sink.writeEncoded('loadgen_request', { data: Buffer.from(data), rows, cleaned });
-    else {
-      const full = page;
-      sink.writeEncoded('loadgen_request', { data, rows, cleaned, onWritten: () => pages.giveBack(full) });
-      page = pages.take();
-    }
+    page = writePage(sink, pages, page, { bytes, rows, cleaned });
     bytes = 0;
     rows = 0;
     void sink.flush();
@@ -139,6 +130,23 @@ function createPagePool(pageBytes, maxInFlight) {
       return allocated;
     },
   };
+}
+
+/**
+ * Gives a page's rows to the sink and returns the buffer to fill next. A page the timer sends part-filled
+ * goes as a copy of its own size: the page buffer stays here for the next rows, and pages waiting out an
+ * outage hold only what they carry.
+ * @param {ReturnType<typeof createPostgresSink>} sink @param {ReturnType<typeof createPagePool>} pages
+ * @param {Buffer} page @param {{ bytes: number, rows: number, cleaned: number }} filled
+ */
+function writePage(sink, pages, page, { bytes, rows, cleaned }) {
+  const data = page.subarray(0, bytes);
+  if (bytes < page.length / 4) {
+    sink.writeEncoded('loadgen_request', { data: Buffer.from(data), rows, cleaned });
+    return page;
+  }
+  sink.writeEncoded('loadgen_request', { data, rows, cleaned, onWritten: () => pages.giveBack(page) });
+  return pages.take();
 }
 
 /**
