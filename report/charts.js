@@ -1,79 +1,16 @@
-// The report's figures as SVG strings rendered on the server by Apache ECharts (SSR mode,
-// renderToSVGString): no browser, no script in the page, no request when it is opened.
-import { createRequire } from 'node:module';
-import { ConfigError } from '../core/errors.js';
-import { groupedLines, withTips } from './chart-points.js';
-
-/**
- * ECharts, an optional dependency (the app staged on Cloud Foundry leaves it out): loaded with this
- * module, which the html renderer alone imports, and only when that renderer is asked for.
- * @returns {typeof import('echarts')}
- */
-function loadEcharts() {
-  try {
-    // The one-file build: it loads in a third of the time of its ESM tree of small modules.
-    return createRequire(import.meta.url)('echarts');
-  } catch (err) {
-    if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'MODULE_NOT_FOUND') throw err;
-    throw new ConfigError(
-      'the HTML report needs ECharts, which is not installed (optional dependency echarts): ' +
-        'choose another --format, or run npm install --include=optional',
-      { variable: '--format', cause: err },
-    );
-  }
-}
-
-const echarts = loadEcharts();
+// The report's figures: the runs against each other, the scalability fits, latency per run and each
+// instance over its run, each an SVG chart (svg-chart.js).
+import { groupedLines } from './chart-points.js';
+import { PALETTE, axis, chart } from './svg-chart.js';
 
 const MIB = 1024 * 1024;
 const THROUGHPUT = 'throughput req/s';
 const CPU_AVG = 'CPU avg % of a core';
-// Okabe-Ito: told apart with the common colour-vision deficiencies, and in grey print.
-const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#000000'];
 
 /**
- * @typedef {{ id: string, title: string, svg: string | null, points: number, empty: string | null }} Chart
+ * @typedef {import('./svg-chart.js').Chart} Chart
  * @typedef {Record<string, any>} Row
  */
-
-let rendered = 0;
-
-/**
- * @param {string} id @param {string} title @param {any} option ECharts option
- * @param {number} points marks drawn for measured values (0: the chart is replaced by `empty`)
- * @param {string} empty what is missing when there is nothing to draw
- * @param {string[][]} [tips] text shown on hover over each point, by series and data index
- * @returns {Chart}
- */
-function chart(id, title, option, points, empty, tips = []) {
-  if (points === 0) return { id, title, svg: null, points, empty };
-  const instance = echarts.init(null, null, { renderer: 'svg', ssr: true, width: 760, height: 420 });
-  instance.setOption({
-    animation: false,
-    color: PALETTE,
-    textStyle: { fontFamily: 'sans-serif' },
-    legend: { top: 4, type: 'plain' },
-    grid: { left: 80, right: 40, top: 56, bottom: 64 },
-    tooltip: { show: false },
-    ...option,
-  });
-  // Every chart gets its own prefix for the ids and classes zrender writes (zr0-c0, zr0-cls-1),
-  // which would otherwise collide between the SVGs of one page.
-  const prefix = `chart${++rendered}-`;
-  const svg = withTips(instance.renderToSVGString().replace(/\bzr\d+-/g, prefix), tips);
-  instance.dispose();
-  return { id, title, svg, points, empty: null };
-}
-
-/** @param {string} name @param {string} [type] */
-const axis = (name, type = 'value') => ({
-  type,
-  name,
-  nameLocation: 'middle',
-  nameGap: type === 'category' ? 44 : 52,
-  scale: type === 'value',
-  nameTextStyle: { fontSize: 13 },
-});
 
 /** The fitted curve from N = 1 to `maxN`. @param {import('./usl.js').UslFit} fit @param {number} maxN */
 function uslCurve({ lambda, sigma, kappa }, maxN) {
@@ -151,64 +88,62 @@ const runName = (run) => `${run.run_id} ${run.label}`;
 
 /** @param {import('./comparison.js').Comparison} comparison @returns {Chart[]} */
 export function reportCharts(comparison) {
-  const { runs } = comparison;
-  const noCpu = 'no instance samples in these runs: run `paasmon collect` during a run';
-  const charts = [];
+  return [
+    ...relationCharts(comparison.runs),
+    ...uslCharts(comparison.scaling),
+    latencyPercentilesChart(comparison.runs),
+    latencyBreakdownChart(comparison.runs),
+    ...instanceCharts(comparison.instanceSeries),
+  ];
+}
 
-  const cpu = groupedLines(runs, (r) => [r.throughput_rps, r.cpu_percent_avg], [THROUGHPUT, CPU_AVG]);
-  charts.push(
-    chart(
-      'throughput-cpu',
-      'Throughput in relation to CPU (thesis fig. 7.3)',
-      {
-        xAxis: axis('throughput (successful req/s)'),
-        yAxis: axis('CPU avg (% of one core, sum of instances)'),
-        series: cpu.series,
-      },
-      cpu.points,
-      noCpu,
-      cpu.tips,
-    ),
-  );
+const NO_CPU = 'no instance samples in these runs: run `paasmon collect` during a run';
+const NO_LOADGEN = 'no load-generator requests in these runs';
+const THROUGHPUT_AXIS = 'throughput (successful req/s)';
+const CPU_AXIS = 'CPU avg (% of one core, sum of instances)';
 
-  const latency = groupedLines(runs, (r) => [r.throughput_rps, r.e2e_mean_ms], [THROUGHPUT, 'e2e mean ms']);
-  charts.push(
-    chart(
-      'latency-throughput',
-      'Response time in relation to throughput (thesis fig. 7.4)',
-      {
-        xAxis: axis('throughput (successful req/s)'),
-        yAxis: axis('e2e mean response time (ms)'),
-        series: latency.series,
-      },
-      latency.points,
-      'no load-generator requests in these runs',
-      latency.tips,
-    ),
-  );
+/**
+ * Two figures of each run against each other (thesis figs. 7.3 to 7.5), a line per implementation.
+ * @param {Row[]} runs @returns {Chart[]}
+ */
+function relationCharts(runs) {
+  /** @type {Array<{ id: string, title: string, xy: (r: Row) => [any, any], names: [string, string],
+   *   axes: [string, string], empty: string }>} */
+  const relations = [
+    {
+      id: 'throughput-cpu',
+      title: 'Throughput in relation to CPU (thesis fig. 7.3)',
+      xy: (r) => [r.throughput_rps, r.cpu_percent_avg],
+      names: [THROUGHPUT, CPU_AVG],
+      axes: [THROUGHPUT_AXIS, CPU_AXIS],
+      empty: NO_CPU,
+    },
+    {
+      id: 'latency-throughput',
+      title: 'Response time in relation to throughput (thesis fig. 7.4)',
+      xy: (r) => [r.throughput_rps, r.e2e_mean_ms],
+      names: [THROUGHPUT, 'e2e mean ms'],
+      axes: [THROUGHPUT_AXIS, 'e2e mean response time (ms)'],
+      empty: NO_LOADGEN,
+    },
+    {
+      id: 'memory-cpu',
+      title: 'Memory in relation to CPU (thesis fig. 7.5)',
+      xy: (r) => [r.cpu_percent_avg, r.mem_bytes_avg == null ? null : r.mem_bytes_avg / MIB],
+      names: [CPU_AVG, 'memory avg MiB'],
+      axes: [CPU_AXIS, 'memory avg (MiB, sum of instances)'],
+      empty: NO_CPU,
+    },
+  ];
+  return relations.map(({ id, title, xy, names, axes, empty }) => {
+    const lines = groupedLines(runs, xy, names);
+    const option = { xAxis: axis(axes[0]), yAxis: axis(axes[1]), series: lines.series };
+    return chart(id, title, option, lines.points, empty, lines.tips);
+  });
+}
 
-  const memory = groupedLines(
-    runs,
-    (r) => [r.cpu_percent_avg, r.mem_bytes_avg == null ? null : r.mem_bytes_avg / MIB],
-    [CPU_AVG, 'memory avg MiB'],
-  );
-  charts.push(
-    chart(
-      'memory-cpu',
-      'Memory in relation to CPU (thesis fig. 7.5)',
-      {
-        xAxis: axis('CPU avg (% of one core, sum of instances)'),
-        yAxis: axis('memory avg (MiB, sum of instances)'),
-        series: memory.series,
-      },
-      memory.points,
-      noCpu,
-      memory.tips,
-    ),
-  );
-
-  charts.push(...uslCharts(comparison.scaling));
-
+/** End-to-end percentiles, a group of bars per run. @param {Row[]} runs */
+function latencyPercentilesChart(runs) {
   const percentiles = [
     ['p50', 'e2e_p50_ms'],
     ['p90', 'e2e_p90_ms'],
@@ -216,52 +151,55 @@ export function reportCharts(comparison) {
     ['p99', 'e2e_p99_ms'],
   ];
   const withLatency = runs.filter((r) => r.e2e_p50_ms != null);
-  charts.push(
-    chart(
-      'latency-percentiles',
-      'End-to-end latency percentiles per run',
-      {
-        xAxis: { ...axis('run', 'category'), data: withLatency.map(runName) },
-        yAxis: { ...axis('latency (ms)'), scale: false, min: 0 },
-        series: percentiles.map(([name, key]) => ({ name, type: 'bar', data: withLatency.map((r) => r[key]) })),
-      },
-      withLatency.length * percentiles.length,
-      'no load-generator requests in these runs',
-    ),
+  return chart(
+    'latency-percentiles',
+    'End-to-end latency percentiles per run',
+    {
+      xAxis: { ...axis('run', 'category'), data: withLatency.map(runName) },
+      yAxis: { ...axis('latency (ms)'), scale: false, min: 0 },
+      series: percentiles.map(([name, key]) => ({ name, type: 'bar', data: withLatency.map((r) => r[key]) })),
+    },
+    withLatency.length * percentiles.length,
+    NO_LOADGEN,
   );
+}
 
+/** Where the mean time of a run's routed requests went, a stacked bar per run. @param {Row[]} runs */
+function latencyBreakdownChart(runs) {
   const parts = [
     ['outside the router (e2e - response_time)', 'outside_router_mean_ms'],
     ['in gorouter (gorouter_time)', 'gorouter_mean_ms'],
     ['behind the router (response_time - gorouter_time)', 'behind_router_mean_ms'],
   ];
   const withRouter = runs.filter((r) => r.outside_router_mean_ms != null);
-  charts.push(
-    chart(
-      'latency-breakdown',
-      'Latency breakdown per run (mean of the requests the router logged)',
-      {
-        xAxis: { ...axis('run', 'category'), data: withRouter.map(runName) },
-        yAxis: { ...axis('mean time (ms)'), scale: false, min: 0 },
-        series: parts.map(([name, key]) => ({
-          name,
-          type: 'bar',
-          stack: 'breakdown',
-          data: withRouter.map((r) => r[key]),
-        })),
-      },
-      withRouter.length * parts.length,
-      'no router records matched these runs: run `paasmon ingest`, then `paasmon correlate`',
-    ),
+  return chart(
+    'latency-breakdown',
+    'Latency breakdown per run (mean of the requests the router logged)',
+    {
+      xAxis: { ...axis('run', 'category'), data: withRouter.map(runName) },
+      yAxis: { ...axis('mean time (ms)'), scale: false, min: 0 },
+      series: parts.map(([name, key]) => ({
+        name,
+        type: 'bar',
+        stack: 'breakdown',
+        data: withRouter.map((r) => r[key]),
+      })),
+    },
+    withRouter.length * parts.length,
+    'no router records matched these runs: run `paasmon ingest`, then `paasmon correlate`',
   );
+}
 
+/** CPU and memory of each instance over the seconds of its run, a line each. @param {Row[]} instanceSeries */
+function instanceCharts(instanceSeries) {
+  const charts = [];
   for (const [id, title, key, yName, scale] of /** @type {const} */ ([
     ['instance-cpu', 'CPU per instance over each run', 'cpu_percent', 'CPU (% of one core)', 1],
     ['instance-memory', 'Memory per instance over each run', 'mem_bytes', 'memory (MiB)', 1 / MIB],
   ])) {
     /** @type {Map<string, Array<[number, number]>>} */
     const lines = new Map();
-    for (const s of comparison.instanceSeries) {
+    for (const s of instanceSeries) {
       if (s[key] == null) continue;
       const name = `run ${s.run_id} #${s.instance_index}${s.process_type === 'web' ? '' : ` ${s.process_type}`}`;
       lines.set(name, [...(lines.get(name) ?? []), [s.t_s, s[key] * scale]]);
@@ -285,7 +223,7 @@ export function reportCharts(comparison) {
           series,
         },
         series.reduce((n, s) => n + s.data.length, 0),
-        noCpu,
+        NO_CPU,
       ),
     );
   }

@@ -1,5 +1,5 @@
 // `paasmon report --format`: one renderer per format, each (comparison) => text. Loaded on use:
-// the html renderer brings ECharts, which takes a second to import, for nothing in a table.
+// the html renderer brings ECharts, slow to import, for nothing in a table.
 
 const RENDERERS = {
   table: async () => (await import('./table.js')).renderTable,
