@@ -45,6 +45,11 @@ async function waitHealthy(url, timeoutMs) {
   throw new Error(`app instance did not answer ${url} within ${timeoutMs / 1000} s`);
 }
 
+/**
+ * @typedef {{ child: import('node:child_process').ChildProcess, port: number, stopping: boolean,
+ *   cpus: number[] | null }} RunningInstance
+ */
+
 /** @param {PlatformOptions} options */
 export async function startPlatform(options) {
   const app = makeApp(options.appName, [], { memoryMb: 256, diskMb: 1024 });
@@ -57,8 +62,7 @@ export async function startPlatform(options) {
     logFile: options.logFile,
     extraHeaders: [options.correlationHeader],
   });
-  /** @type {Array<{ child: import('node:child_process').ChildProcess, port: number, stopping: boolean,
-   *   cpus: number[] | null }>} */
+  /** @type {RunningInstance[]} */
   let running = [];
   const pin = pinning(options.coresPerInstance, process.env);
 
@@ -66,17 +70,7 @@ export async function startPlatform(options) {
     router.setBackends([]);
     const stopping = running;
     running = [];
-    await Promise.all(
-      stopping.map(async (instance) => {
-        instance.stopping = true;
-        if (instance.child.exitCode !== null || instance.child.signalCode !== null) return;
-        const exited = once(instance.child, 'exit');
-        instance.child.kill('SIGTERM');
-        const timer = setTimeout(() => instance.child.kill('SIGKILL'), 5000);
-        await exited;
-        clearTimeout(timer);
-      }),
-    );
+    await Promise.all(stopping.map(stopInstance));
   }
 
   /**
@@ -87,44 +81,14 @@ export async function startPlatform(options) {
     await stopInstances();
     web.instances = [];
     for (let index = 0; index < count; index++) {
-      const port = await freePort();
-      const { command, args, cpus } = instanceCommand({
-        impl,
-        index,
-        cores: options.coresPerInstance,
-        pin,
-        java: options.java,
-      });
-      const child = spawn(command, args, {
-        env: {
-          ...process.env,
-          PORT: String(port),
-          CF_INSTANCE_INDEX: String(index),
-          DATABASE_URL: options.databaseUrl,
-        },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
-      /** @type {import('./cf-simulator.js').InstanceSpec} */
-      const spec = { state: 'STARTING' };
-      const instance = { child, port, stopping: false, cpus };
-      child.once('exit', () => {
-        spec.state = instance.stopping ? 'DOWN' : 'CRASHED';
-        delete spec.live;
-      });
+      const { spec, instance } = launchInstance(options, pin, impl, index, await freePort());
       web.instances.push(spec);
       running.push(instance);
     }
     await Promise.all(
       running.map(async ({ child, port }, index) => {
         await waitHealthy(`http://127.0.0.1:${port}/health`, START_TIMEOUT_MS);
-        const usage = createProcUsage(/** @type {number} */ (child.pid));
-        Object.assign(web.instances[index], {
-          state: 'RUNNING',
-          live: () => {
-            const now = usage();
-            return now && { ...now, cpuEntitlement: now.cpu / options.coresPerInstance };
-          },
-        });
+        showRunning(web.instances[index], /** @type {number} */ (child.pid), options.coresPerInstance);
       }),
     );
     router.setBackends(running.map(({ port }) => `http://127.0.0.1:${port}`));
@@ -148,6 +112,61 @@ export async function startPlatform(options) {
       await api.close();
     },
   };
+}
+
+/**
+ * Starts one app instance process on `port`; its spec, as the Cloud Controller shows it, is STARTING
+ * until it answers, then DOWN when stopped or CRASHED when it exits by itself.
+ * @param {PlatformOptions} options @param {ReturnType<typeof pinning>} pin @param {string} impl
+ * @param {number} index @param {number} port
+ */
+function launchInstance(options, pin, impl, index, port) {
+  const { command, args, cpus } = instanceCommand({
+    impl,
+    index,
+    cores: options.coresPerInstance,
+    pin,
+    java: options.java,
+  });
+  const child = spawn(command, args, {
+    env: { ...process.env, PORT: String(port), CF_INSTANCE_INDEX: String(index), DATABASE_URL: options.databaseUrl },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  /** @type {import('./cf-simulator.js').InstanceSpec} */
+  const spec = { state: 'STARTING' };
+  /** @type {RunningInstance} */
+  const instance = { child, port, stopping: false, cpus };
+  child.once('exit', () => {
+    spec.state = instance.stopping ? 'DOWN' : 'CRASHED';
+    delete spec.live;
+  });
+  return { spec, instance };
+}
+
+/**
+ * An instance that answers: RUNNING, its usage read from /proc when the Cloud Controller is asked.
+ * @param {import('./cf-simulator.js').InstanceSpec} spec @param {number} pid @param {number} coresPerInstance
+ */
+function showRunning(spec, pid, coresPerInstance) {
+  const usage = createProcUsage(pid);
+  Object.assign(spec, {
+    state: 'RUNNING',
+    live: () => {
+      const now = usage();
+      return now && { ...now, cpuEntitlement: now.cpu / coresPerInstance };
+    },
+  });
+}
+
+/** SIGTERM, then SIGKILL if it has not exited within five seconds. @param {RunningInstance} instance */
+async function stopInstance(instance) {
+  instance.stopping = true;
+  if (instance.child.exitCode !== null || instance.child.signalCode !== null) return;
+  const exited = once(instance.child, 'exit');
+  instance.child.kill('SIGTERM');
+  const timer = setTimeout(() => instance.child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
 }
 
 /**
