@@ -61,66 +61,20 @@ export function createSupervisor(logDir) {
    */
   function start(name, command, args, { env, ipc = false, essential = false }) {
     const logFile = path.join(logDir, `${name}.log`);
-    const log = fs.createWriteStream(logFile, { flags: 'a' });
     const child = spawn(command, args, {
       env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? /** @type {const} */ (['ipc']) : [])],
     });
-    let output = '';
-    /** @type {Array<() => void>} */
-    const listeners = [];
-    const onData = (/** @type {Buffer} */ chunk) => {
-      log.write(chunk);
-      output = (output + chunk.toString('utf8')).slice(-64 * 1024);
-      for (const listener of listeners) listener();
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    const exited = new Promise((resolve) => {
-      child.once('close', (code, signal) => {
-        log.end();
-        resolve({ code, signal });
-      });
-      child.once('error', (err) => {
-        onData(Buffer.from(`${err.message}\n`));
-      });
-    });
+    const output = recordOutput(child, logFile);
     /** @type {Child} */
     const entry = {
       name,
       process: child,
       logFile,
-      exited: /** @type {Promise<{ code: number | null, signal: string | null }>} */ (exited),
-      tail: () => output.slice(-TAIL_CHARS).trim(),
-      waitForOutput(pattern, timeoutMs) {
-        return new Promise((resolve, reject) => {
-          const check = () => {
-            const match = pattern.exec(output);
-            if (!match) return false;
-            listeners.splice(listeners.indexOf(check), 1);
-            clearTimeout(timer);
-            resolve(match);
-            return true;
-          };
-          const timer = setTimeout(() => {
-            listeners.splice(listeners.indexOf(check), 1);
-            reject(new Error(`${name} did not start within ${timeoutMs / 1000} s; its last output:\n${entry.tail()}`));
-          }, timeoutMs);
-          listeners.push(check);
-          if (check()) return;
-          entry.exited.then(({ code, signal }) => {
-            if (!listeners.includes(check)) return;
-            listeners.splice(listeners.indexOf(check), 1);
-            clearTimeout(timer);
-            reject(
-              new Error(
-                `${name} exited (${signal ?? `code ${code}`}) while starting; its last output:\n${entry.tail()}`,
-              ),
-            );
-          });
-        });
-      },
+      exited: output.exited,
+      tail: () => output.text().slice(-TAIL_CHARS).trim(),
+      waitForOutput: (pattern, timeoutMs) => waitForMatch(entry, output, pattern, timeoutMs),
     };
     if (essential) {
       entry.exited.then(({ code, signal }) => {
@@ -136,31 +90,104 @@ export function createSupervisor(logDir) {
     return entry;
   }
 
-  /**
-   * Stops one child's whole process group: SIGTERM, then SIGKILL after a grace period (or when
-   * the leader is gone but others of its group are still there).
-   * @param {Child} child
-   */
-  async function stop(child) {
-    const pgid = child.process.pid;
-    if (pgid === undefined) return;
-    signalGroup(pgid, 'SIGTERM');
-    const timer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), STOP_GRACE_MS);
-    await child.exited;
-    clearTimeout(timer);
-    for (let waited = 0; groupAlive(pgid) && waited < 2000; waited += 50) await new Promise((r) => setTimeout(r, 50));
-    if (groupAlive(pgid)) signalGroup(pgid, 'SIGKILL');
-  }
-
   return {
     start,
-    stop,
+    stop: stopGroup,
     failed,
     /** Stops every child, the last started first. */
     async stopAll() {
       stopping = true;
-      for (const child of [...children].reverse()) await stop(child);
+      for (const child of [...children].reverse()) await stopGroup(child);
       children.length = 0;
     },
   };
+}
+
+/**
+ * @typedef {{ text: () => string, listeners: Array<() => void>,
+ *   exited: Promise<{ code: number | null, signal: string | null }> }} RecordedOutput
+ */
+
+/**
+ * A child's stdout and stderr, appended to its log file and the latest kept in memory; each listener is
+ * called on every chunk. A failure to start is written there too.
+ * @param {import('node:child_process').ChildProcess} child @param {string} logFile @returns {RecordedOutput}
+ */
+function recordOutput(child, logFile) {
+  const log = fs.createWriteStream(logFile, { flags: 'a' });
+  let output = '';
+  /** @type {Array<() => void>} */
+  const listeners = [];
+  const onData = (/** @type {Buffer} */ chunk) => {
+    log.write(chunk);
+    output = (output + chunk.toString('utf8')).slice(-64 * 1024);
+    for (const listener of listeners) listener();
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise((resolve) => {
+    child.once('close', (code, signal) => {
+      log.end();
+      resolve({ code, signal });
+    });
+    child.once('error', (err) => {
+      onData(Buffer.from(`${err.message}\n`));
+    });
+  });
+  return {
+    text: () => output,
+    listeners,
+    exited: /** @type {Promise<{ code: number | null, signal: string | null }>} */ (exited),
+  };
+}
+
+/**
+ * The first match of `pattern` in a child's output; fails when the child exits or the time runs out first.
+ * @param {Child} child @param {RecordedOutput} output @param {RegExp} pattern @param {number} timeoutMs
+ * @returns {Promise<RegExpExecArray>}
+ */
+function waitForMatch(child, output, pattern, timeoutMs) {
+  const { listeners } = output;
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const match = pattern.exec(output.text());
+      if (!match) return false;
+      listeners.splice(listeners.indexOf(check), 1);
+      clearTimeout(timer);
+      resolve(match);
+      return true;
+    };
+    const timer = setTimeout(() => {
+      listeners.splice(listeners.indexOf(check), 1);
+      reject(new Error(`${child.name} did not start within ${timeoutMs / 1000} s; its last output:\n${child.tail()}`));
+    }, timeoutMs);
+    listeners.push(check);
+    if (check()) return;
+    child.exited.then(({ code, signal }) => {
+      if (!listeners.includes(check)) return;
+      listeners.splice(listeners.indexOf(check), 1);
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `${child.name} exited (${signal ?? `code ${code}`}) while starting; its last output:\n${child.tail()}`,
+        ),
+      );
+    });
+  });
+}
+
+/**
+ * Stops one child's whole process group: SIGTERM, then SIGKILL after a grace period (or when
+ * the leader is gone but others of its group are still there).
+ * @param {Child} child
+ */
+async function stopGroup(child) {
+  const pgid = child.process.pid;
+  if (pgid === undefined) return;
+  signalGroup(pgid, 'SIGTERM');
+  const timer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), STOP_GRACE_MS);
+  await child.exited;
+  clearTimeout(timer);
+  for (let waited = 0; groupAlive(pgid) && waited < 2000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+  if (groupAlive(pgid)) signalGroup(pgid, 'SIGKILL');
 }
