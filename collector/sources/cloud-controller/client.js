@@ -72,23 +72,6 @@ export function createCloudControllerClient(cf, deps = {}) {
     });
   }
 
-  /**
-   * Every resource of a list, page after page; `nextOf` reads the next page's address from a body.
-   * @param {string} path @param {(body: any) => unknown} nextOf @param {AbortSignal} [signal] @returns {Promise<any[]>}
-   */
-  async function getAll(path, nextOf, signal) {
-    /** @type {any[]} */
-    const all = [];
-    /** @type {unknown} */
-    let next = path;
-    while (typeof next === 'string' && next) {
-      const { data } = await get(next, signal);
-      all.push(...(Array.isArray(data?.resources) ? data.resources : []));
-      next = nextOf(data);
-    }
-    return all;
-  }
-
   return {
     discovery,
     get,
@@ -97,15 +80,33 @@ export function createCloudControllerClient(cf, deps = {}) {
      * @param {string} path
      * @param {AbortSignal} [signal]
      */
-    getAllV3: (path, signal) => getAll(path, (body) => body?.pagination?.next?.href, signal),
+    getAllV3: (path, signal) => allPages(get, path, (body) => body?.pagination?.next?.href, signal),
     /** A v2 list to the end: `next_url` until it is null. @param {string} path @param {AbortSignal} [signal] */
-    getAllV2: (path, signal) => getAll(path, (body) => body?.next_url, signal),
+    getAllV2: (path, signal) => allPages(get, path, (body) => body?.next_url, signal),
     /** Requests sent so far (including token requests and retries). */
     get requests() {
       return requests;
     },
     close: http.close,
   };
+}
+
+/**
+ * Every resource of a list, page after page; `nextOf` reads the next page's address from a body.
+ * @param {(pathOrUrl: string, signal?: AbortSignal) => Promise<{ data: any }>} get
+ * @param {string} path @param {(body: any) => unknown} nextOf @param {AbortSignal} [signal] @returns {Promise<any[]>}
+ */
+async function allPages(get, path, nextOf, signal) {
+  /** @type {any[]} */
+  const all = [];
+  /** @type {unknown} */
+  let next = path;
+  while (typeof next === 'string' && next) {
+    const { data } = await get(next, signal);
+    all.push(...(Array.isArray(data?.resources) ? data.resources : []));
+    next = nextOf(data);
+  }
+  return all;
 }
 
 /**
