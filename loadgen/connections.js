@@ -4,8 +4,8 @@
 //
 // Growth can be damped (open model): at most one new connection every GROWTH_INTERVAL_MS, and
 // none while another is connecting. undici's Pool opens one per waiting request, so a short
-// hiccup at a high rate opened every allowed connection for good, and a local target served
-// them at a fraction of its rate. Damped, a sustained need is still met within a second.
+// hiccup at a high rate would open every allowed connection for good, more than a local target
+// serves well. Damped, a sustained need is still met soon.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildConnector, Client } from 'undici';
 

@@ -7,8 +7,7 @@
 // (bench/loadgen.bench.js). Span ids stay fully random.
 import crypto from 'node:crypto';
 
-// Random bytes drawn 64 KiB at a time: one randomFillSync per request was a visible share of the
-// load generator's CPU (bench/loadgen.bench.js profile).
+// Random bytes drawn 64 KiB at a time, not one randomFillSync (a call into C++) per request.
 const POOL = Buffer.alloc(64 * 1024);
 let offset = POOL.length;
 /** Bytes of randomness a request takes: 10 for the trace id, 8 for the span id. */
@@ -102,8 +101,8 @@ export function headerTemplate(fixed, correlationHeader) {
  */
 export function drawIds({ template, names }, nowMs = Date.now()) {
   writeIds(nowMs, nextRandom());
-  // One string from the buffer, cut into the four values: each toString is a call into C++ and
-  // four of them took most of drawIds' time; slices of a string are views, not copies.
+  // One string from the buffer, cut into the four values: each toString is a call into C++, and
+  // slices of a string are views, not copies.
   const text = TEXT.toString('latin1', 0, 91);
   const id = text.slice(0, 36);
   const headers = template.slice();

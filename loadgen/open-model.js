@@ -119,8 +119,8 @@ export async function openModel(load, rate) {
       }
       const wait = sendDue();
       // Timers fire on whole milliseconds, up to one early: wake a little before, then again a
-      // millisecond later. No busy wait (setImmediate): spinning took the CPU the target and
-      // PostgreSQL needed on a small machine and halved the rate kept.
+      // millisecond later. No busy wait (setImmediate): spinning takes the CPU the target and
+      // PostgreSQL need on a small machine.
       if (wait > 0) timer = setTimeout(tick, Math.max(1, wait - 1));
     };
     load.onDone = (exchange) => {

@@ -35,10 +35,9 @@ export function treeCpuSeconds(rootPid) {
 /**
  * treeCpuSeconds once the tree has settled. It reads the root (with the children it has reaped)
  * before it lists the running children: a child reaped in between (a PostgreSQL backend whose
- * client has just closed its connection) is counted in neither. Read right after `paasmon ingest`
- * exited, PostgreSQL's figure lacked one of its two backends in 2 of 4 runs (2.7 s at the exit,
- * 5.4 s 1.5 s later; the other runs 5.5 and 5.7 at both). Polls until the figure holds still
- * (within 20 ms for 300 ms), at most 5 s, and says so on stderr when it never did.
+ * client has just closed its connection) is counted in neither, so a figure read right after
+ * `paasmon ingest` exits may lack a backend. Polls until the figure holds still (within 20 ms for
+ * 300 ms), at most 5 s, and says so on stderr when it never did.
  * @param {number} rootPid @returns {Promise<number>}
  */
 export async function settledTreeCpuSeconds(rootPid) {
