@@ -8,7 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, before, describe, it } from 'node:test';
+import pg from 'pg';
+import pino from 'pino';
+import { migrate } from '../../exporters/postgres/migrate.js';
 import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
+import { saveCheckpoint } from '../../exporters/postgres/checkpoints.js';
+import { takeLease, withLease } from '../../exporters/postgres/claims.js';
+import { withClient } from '../../exporters/postgres/client.js';
 import { waitFor } from '../support/cli.js';
 import { collectEnv, startCollect } from '../support/collect.js';
 import { startTestDatabase } from '../support/database.js';
@@ -41,7 +47,7 @@ describe('collectors side by side', () => {
       await cli.exited;
     }
     running = [];
-    await db.query('TRUNCATE instance_samples, router_requests, ingest_checkpoints, poll_claims');
+    await db.query('TRUNCATE instance_samples, router_requests, ingest_checkpoints, poll_claims, checkpoint_holders');
     for (const key of Object.keys(sim.counters.byPath)) delete sim.counters.byPath[key];
   });
 
@@ -154,5 +160,37 @@ describe('collectors side by side', () => {
     for (const c of collectors) await stop(c);
     assert.equal(read, requests.length, 'the lines read by both collectors together: each once');
     assert.equal(await stored(), requests.length);
+  });
+
+  it('a collector whose reader lease expired cannot move the checkpoint any more', async () => {
+    const pool = new pg.Pool({ connectionString: db.url });
+    /** @param {string} holder */
+    const save = (holder) =>
+      withLease({ reader: 'router-log-file', holder }, () =>
+        withClient(pool, async (client) => {
+          await client.query('BEGIN');
+          try {
+            await saveCheckpoint(client, { source: 'router-log-file:/x', position: holder });
+            await client.query('COMMIT');
+          } catch (err) {
+            await client.query('ROLLBACK');
+            throw err;
+          }
+        }),
+      );
+    try {
+      await migrate(pool, pino({ level: 'silent' }));
+      assert.equal(await takeLease(pool, { reader: 'router-log-file', holder: 'a', ms: 300 }), true);
+      assert.equal(await takeLease(pool, { reader: 'router-log-file', holder: 'b', ms: 60_000 }), false, 'a holds it');
+      await save('a');
+      await sleep(500);
+      assert.equal(await takeLease(pool, { reader: 'router-log-file', holder: 'b', ms: 60_000 }), true, 'expired');
+      await assert.rejects(save('a'), /another collector took this reader over/);
+      await save('b');
+      const { rows } = await db.query("SELECT position FROM ingest_checkpoints WHERE source = 'router-log-file:/x'");
+      assert.deepEqual(rows, [{ position: 'b' }]);
+    } finally {
+      await pool.end();
+    }
   });
 });
