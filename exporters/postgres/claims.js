@@ -39,7 +39,7 @@ export async function claimedPolls(pool, { slot, appGuids }) {
 
 /** Removes the claims of slots a day older than `slot`. @param {import('pg').Pool} pool @param {Date} slot */
 export async function forgetOldClaims(pool, slot) {
-  await pool.query(`DELETE FROM poll_claims WHERE slot < $1::timestamptz - interval '${CLAIMS_KEPT}'`, [slot]);
+  await pool.query('DELETE FROM poll_claims WHERE slot < $1::timestamptz - $2::interval', [slot, CLAIMS_KEPT]);
 }
 
 /**

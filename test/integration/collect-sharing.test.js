@@ -13,7 +13,7 @@ import pino from 'pino';
 import { migrate } from '../../exporters/postgres/migrate.js';
 import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { saveCheckpoint } from '../../exporters/postgres/checkpoints.js';
-import { takeLease, withLease } from '../../exporters/postgres/claims.js';
+import { claimPolls, forgetOldClaims, takeLease, withLease } from '../../exporters/postgres/claims.js';
 import { withClient } from '../../exporters/postgres/client.js';
 import { waitFor } from '../support/cli.js';
 import { collectEnv, startCollect } from '../support/collect.js';
@@ -162,7 +162,7 @@ describe('collectors side by side', () => {
     assert.equal(await stored(), requests.length);
   });
 
-  it('a collector whose reader lease expired cannot move the checkpoint any more', async () => {
+  it('a collector whose reader lease expired cannot move the checkpoint; a poll is claimed once, old claims go', async () => {
     const pool = new pg.Pool({ connectionString: db.url });
     /** @param {string} holder */
     const save = (holder) =>
@@ -189,6 +189,19 @@ describe('collectors side by side', () => {
       await save('b');
       const { rows } = await db.query("SELECT position FROM ingest_checkpoints WHERE source = 'router-log-file:/x'");
       assert.deepEqual(rows, [{ position: 'b' }]);
+
+      // Claims of slots more than a day old are removed as polls go.
+      const slot = new Date('2026-11-22T10:00:00Z');
+      const claim = { appGuids: ['a', 'b'], holder: 'x' };
+      await claimPolls(pool, { ...claim, slot: new Date(slot.getTime() - 86_400_000 - 1000) });
+      assert.deepEqual([...(await claimPolls(pool, { ...claim, slot }))].sort(), ['a', 'b']);
+      assert.deepEqual([...(await claimPolls(pool, { ...claim, slot }))], [], 'claimed once');
+      await forgetOldClaims(pool, slot);
+      const left = await db.query('SELECT slot FROM poll_claims');
+      assert.deepEqual(
+        left.rows.map((r) => r.slot.getTime()),
+        [slot.getTime(), slot.getTime()],
+      );
     } finally {
       await pool.end();
     }
