@@ -8,6 +8,7 @@ import { EXPECTED_SKIPS, describeVerdict, ingestFileIncrement, ingestIncrement }
 import { createSkippedWindow } from './pipeline/skipped-window.js';
 import { createJob } from './pipeline/job.js';
 import { createPoller } from './pipeline/poller.js';
+import { createSharing } from './pipeline/claims.js';
 import { schedule } from './pipeline/schedule.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createCloudControllerSource } from './sources/cloud-controller/index.js';
@@ -64,10 +65,14 @@ export async function startCollector(config, { log, onPoll }) {
     return false;
   });
 
-  const source = createCloudControllerSource(config, {
-    log,
-    onRetry: (reason) => self.retries.inc({ source: 'cloud-controller', reason }),
-  });
+  const sharing = createSharing(config, { pool: database.pool, schemaReady });
+  const source = sharing.share(
+    createCloudControllerSource(config, {
+      log,
+      onRetry: (reason) => self.retries.inc({ source: 'cloud-controller', reason }),
+      claimApps: sharing.claimApps,
+    }),
+  );
   const poller = createPoller({ source, sinks: [prometheus, postgres], metrics: self, log, signal: abort.signal });
   const job = schedule(poller, config.pollSchedule, {
     // Written in the background: a slow or absent database must not delay or skip polls.
@@ -79,7 +84,7 @@ export async function startCollector(config, { log, onPoll }) {
     },
   });
   const startedAt = Date.now();
-  const ingestDeps = { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal };
+  const ingestDeps = { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal, sharing };
   const routerLogs = config.search.url ? startRouterLogIngest(config, ingestDeps) : undefined;
   const routerLogFile = config.routerLogFile.path ? startRouterLogFileIngest(config, ingestDeps) : undefined;
   const drain = withDrain
@@ -102,6 +107,7 @@ export async function startCollector(config, { log, onPoll }) {
         schemaReady,
         signal: abort.signal,
         cloudController: source,
+        sharing,
       })
     : undefined;
 
@@ -182,6 +188,7 @@ export async function startCollector(config, { log, onPoll }) {
  * @property {import('pg').Pool} pool
  * @property {Promise<boolean>} schemaReady
  * @property {AbortSignal} signal
+ * @property {import('./pipeline/claims.js').Sharing} sharing one collector at a time holds each reader
  */
 
 /**
@@ -228,7 +235,7 @@ function startRouterLogFileIngest(config, deps) {
  * @param {(ctx: import('../core/types.js').PollContext) => Promise<import('./pipeline/ingest.js').IngestResult>} ingest
  * @param {readonly string[]} [expected] skip reasons that are not a loss (EXPECTED_SKIPS)
  */
-function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, signal }, ingest, expected) {
+function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, signal, sharing }, ingest, expected) {
   // Judged on the source's recent increments (skipped-window.js), never on another source's.
   const recent = createSkippedWindow({ maxRatio: config.ingestMaxSkippedRatio, expected });
   const job = createJob({
@@ -236,7 +243,7 @@ function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, sign
     metrics: prometheus.self,
     log,
     signal,
-    work: async (ctx) => {
+    work: sharing.holdReader(name, async (ctx) => {
       if (!(await schemaReady)) return { records: 0 };
       const result = await ingest(ctx);
       recent.add(result);
@@ -248,7 +255,7 @@ function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, sign
       // run costs a pass over its requests, and a poll must not outlast the schedule.
       if (result.inserted > 0) prometheus.setCorrelationCounts(await recentCorrelationCounts(pool, 1));
       return result;
-    },
+    }),
   });
   return { job, schedule: schedule(job, config.ingestSchedule), lastVerdict: recent.verdict };
 }
@@ -258,7 +265,7 @@ function scheduleIngest(config, name, { log, prometheus, pool, schemaReady, sign
  * @param {import('./config/index.js').Config} config
  * @param {RouterLogIngestDeps & { cloudController: ReturnType<typeof createCloudControllerSource> }} deps
  */
-function startLogCacheIngest(config, { log, prometheus, pool, schemaReady, signal, cloudController }) {
+function startLogCacheIngest(config, { log, prometheus, pool, schemaReady, signal, cloudController, sharing }) {
   const { client } = cloudController;
   const correlationField = headerLogField(config.correlationHeader);
   const job = createJob({
@@ -266,7 +273,7 @@ function startLogCacheIngest(config, { log, prometheus, pool, schemaReady, signa
     metrics: prometheus.self,
     log,
     signal,
-    work: async (ctx) => {
+    work: sharing.holdReader('log-cache', async (ctx) => {
       if (!(await schemaReady)) return { records: 0 };
       const auto = config.logCache.url === 'auto';
       const baseUrl = auto ? (await client.discovery(ctx.signal)).logCacheUrl : config.logCache.url;
@@ -284,7 +291,7 @@ function startLogCacheIngest(config, { log, prometheus, pool, schemaReady, signa
         warn: ctx.warn,
         get: async (url, s) => (await client.get(url, s)).data,
       });
-    },
+    }),
   });
   return { job, schedule: schedule(job, config.logCache.schedule) };
 }

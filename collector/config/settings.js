@@ -107,6 +107,8 @@ export const SETTINGS = {
   CF_CONCURRENCY: { schema: integerText(1, 64), default: '4' },
   CF_TIMEOUT: { schema: durationText, default: '30s' },
   POLL_SCHEDULE: { schema: cronText, default: '*/5 * * * * *' },
+  COLLECT_INSTANCES: { schema: integerText(1, 1000), default: '1' },
+  COLLECT_INSTANCE_INDEX: { schema: integerText(0, 999).optional() },
   SEARCH_URL: { schema: httpUrl.optional() },
   SEARCH_INDEX: { schema: z.string().min(1), default: 'logs-app-*' },
   SEARCH_USERNAME: { schema: optionalText },

@@ -8,9 +8,16 @@ import { waitFor } from './cli.js';
 import { watchOver } from './reaper.js';
 
 /**
- * @param {{ targets: string[], scrapeIntervalSeconds?: number, bearerToken?: string, ruleFiles?: string[] }} options
+ * @param {{ targets: string[], scrapeIntervalSeconds?: number, bearerToken?: string, ruleFiles?: string[],
+ *   remoteWrite?: object[] }} options remoteWrite: remote_write entries (every sample, scraped and recorded)
  */
-export async function startPrometheus({ targets, scrapeIntervalSeconds = 1, bearerToken, ruleFiles = [] }) {
+export async function startPrometheus({
+  targets,
+  scrapeIntervalSeconds = 1,
+  bearerToken,
+  ruleFiles = [],
+  remoteWrite,
+}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-prometheus-'));
   const port = await freePort();
   const auth = bearerToken ? `\n    authorization:\n      credentials: ${JSON.stringify(bearerToken)}` : '';
@@ -20,7 +27,7 @@ export async function startPrometheus({ targets, scrapeIntervalSeconds = 1, bear
   scrape_interval: ${scrapeIntervalSeconds}s
   evaluation_interval: ${scrapeIntervalSeconds}s
 rule_files: ${JSON.stringify(ruleFiles)}
-scrape_configs:
+${remoteWrite ? `remote_write: ${JSON.stringify(remoteWrite)}\n` : ''}scrape_configs:
   - job_name: paasmon
     static_configs:
       - targets: ${JSON.stringify(targets)}${auth}
@@ -58,30 +65,7 @@ scrape_configs:
     url,
     pid: child.pid,
     dir,
-    /** Instant query; returns the result vector. @param {string} query */
-    async query(query) {
-      const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(query)}`);
-      const body = /** @type {any} */ (await response.json());
-      if (body.status !== 'success') throw new Error(`prometheus query ${query}: ${JSON.stringify(body)}`);
-      return /** @type {Array<{ metric: Record<string, string>, value: [number, string] }>} */ (body.data.result);
-    },
-    /**
-     * Range query; returns the result matrix.
-     * @param {string} query @param {Date} start @param {Date} end @param {number} stepSeconds
-     */
-    async queryRange(query, start, end, stepSeconds) {
-      const params = new URLSearchParams({
-        query,
-        start: String(start.getTime() / 1000),
-        end: String(end.getTime() / 1000),
-        step: String(stepSeconds),
-      });
-      const body = /** @type {any} */ (await (await fetch(`${url}/api/v1/query_range?${params}`)).json());
-      if (body.status !== 'success') throw new Error(`prometheus query_range ${query}: ${JSON.stringify(body)}`);
-      return /** @type {Array<{ metric: Record<string, string>, values: Array<[number, string]> }>} */ (
-        body.data.result
-      );
-    },
+    ...queryApi(url, 'prometheus'),
     /** Rule groups as Prometheus evaluates them (health, lastError per rule). */
     async rules() {
       const body = /** @type {any} */ (await (await fetch(`${url}/api/v1/rules`)).json());
@@ -97,6 +81,39 @@ scrape_configs:
       child.kill('SIGTERM');
       await new Promise((r) => child.once('close', r));
       fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The Prometheus query API at `url` (Prometheus, or a receiver that offers the same API).
+ * @param {string} url @param {string} name in error messages
+ */
+export function queryApi(url, name) {
+  return {
+    /** Instant query; returns the result vector. @param {string} query */
+    async query(query) {
+      const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(query)}`);
+      const body = /** @type {any} */ (await response.json());
+      if (body.status !== 'success') throw new Error(`${name} query ${query}: ${JSON.stringify(body)}`);
+      return /** @type {Array<{ metric: Record<string, string>, value: [number, string] }>} */ (body.data.result);
+    },
+    /**
+     * Range query; returns the result matrix.
+     * @param {string} query @param {Date} start @param {Date} end @param {number} stepSeconds
+     */
+    async queryRange(query, start, end, stepSeconds) {
+      const params = new URLSearchParams({
+        query,
+        start: String(start.getTime() / 1000),
+        end: String(end.getTime() / 1000),
+        step: String(stepSeconds),
+      });
+      const body = /** @type {any} */ (await (await fetch(`${url}/api/v1/query_range?${params}`)).json());
+      if (body.status !== 'success') throw new Error(`${name} query_range ${query}: ${JSON.stringify(body)}`);
+      return /** @type {Array<{ metric: Record<string, string>, values: Array<[number, string]> }>} */ (
+        body.data.result
+      );
     },
   };
 }

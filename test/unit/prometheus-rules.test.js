@@ -24,6 +24,13 @@ describe('prometheus/', () => {
     assert.match(output, /SUCCESS: 1 rule files found/);
   });
 
+  it('promtool check config: the remote_write example (long-term storage)', () => {
+    const { code, output } = promtool(['check', 'config', 'prometheus-remote-write.yml']);
+    assert.equal(code, 0, output);
+    const config = YAML.parse(fs.readFileSync(path.join(PROMETHEUS_DIR, 'prometheus-remote-write.yml'), 'utf8'));
+    assert.match(config.remote_write[0].url, /\/api\/v1\/write$/);
+  });
+
   it('promtool check config: the Cloud Foundry example, with its bearer-token file beside it', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-promcfg-'));
     try {

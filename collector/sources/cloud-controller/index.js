@@ -17,7 +17,9 @@ const GUIDS_PER_QUERY = 50;
 /**
  * @param {import('../../config/index.js').Config} config
  * @param {{ log?: import('pino').Logger, backoff?: import('../../../core/retry.js').BackoffOptions,
- *   onRetry?: (reason: string) => void }} [deps]
+ *   onRetry?: (reason: string) => void, claimApps?: (apps: WatchedApp[],
+ *   ctx: import('../../../core/types.js').PollContext) => Promise<Set<string> | undefined> }} [deps]
+ *   claimApps: of the apps with instances, the guids to poll now (collectors side by side); undefined: all
  * @returns {import('../../../core/types.js').Source<InstanceSample> & { client: CloudControllerClient,
  *   watchedApps: (ctx: import('../../../core/types.js').PollContext) => Promise<WatchedApp[]> }}
  */
@@ -153,6 +155,11 @@ export function createCloudControllerSource(config, deps = {}) {
           cause: err,
         });
       }
+      const claimed = await deps.claimApps?.(
+        watched.processes.map((p) => p.app),
+        ctx,
+      );
+      if (claimed) watched.processes = watched.processes.filter((p) => claimed.has(p.app.guid));
       /** @type {InstanceSample[]} */
       const samples = [];
       /** @type {unknown[]} */
