@@ -148,6 +148,85 @@ ALTER TABLE instance_samples ADD CONSTRAINT instance_samples_pkey
 CREATE INDEX instance_samples_app_name_ts ON instance_samples (app_name, ts);
 CREATE INDEX instance_samples_ts ON instance_samples (ts);
 
+
+-- Where each run's load-generator requests are in time, so a query of one run reads only the
+-- partitions of its days (run-time partition pruning on started_at BETWEEN first and last): a row
+-- per COPY page (per statement), appended by the statement trigger below; never updated, so
+-- writers of one run never wait for each other. Rows deleted later leave the span wider, never
+-- narrower: it bounds the search, it is not a figure.
+CREATE TABLE loadgen_spans (
+  run_id           bigint NOT NULL REFERENCES test_runs (id) ON DELETE CASCADE,
+  first_started_at timestamptz NOT NULL,
+  last_started_at  timestamptz NOT NULL
+);
+CREATE INDEX loadgen_spans_run_id ON loadgen_spans (run_id);
+INSERT INTO loadgen_spans SELECT run_id, min(started_at), max(started_at) FROM loadgen_requests GROUP BY run_id;
+
+-- The span of a run's requests (NULLs when it has none).
+CREATE OR REPLACE FUNCTION loadgen_span(run bigint)
+RETURNS TABLE (first_started_at timestamptz, last_started_at timestamptz)
+LANGUAGE sql STABLE AS $$
+  SELECT min(s.first_started_at), max(s.last_started_at) FROM loadgen_spans s WHERE s.run_id = run
+$$;
+
+-- 008's check of the runs, and the span of the rows written.
+CREATE OR REPLACE FUNCTION loadgen_requests_check_runs() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  missing bigint;
+BEGIN
+  PERFORM 1 FROM test_runs r WHERE r.id IN (SELECT DISTINCT run_id FROM new_rows) FOR KEY SHARE;
+  SELECT n.run_id INTO missing
+  FROM (SELECT DISTINCT run_id FROM new_rows) n
+  WHERE NOT EXISTS (SELECT 1 FROM test_runs r WHERE r.id = n.run_id)
+  LIMIT 1;
+  IF FOUND THEN
+    RAISE EXCEPTION 'insert into loadgen_requests: run % does not exist in test_runs', missing
+      USING ERRCODE = 'foreign_key_violation';
+  END IF;
+  INSERT INTO loadgen_spans (run_id, first_started_at, last_started_at)
+  SELECT run_id, min(started_at), max(started_at) FROM new_rows GROUP BY run_id;
+  RETURN NULL;
+END $$;
+
+-- 005's steady windows and 006's data marks, reading a run's requests within its span.
+CREATE OR REPLACE FUNCTION steady_windows(run_ids bigint[], trim_fraction double precision DEFAULT 0.1)
+RETURNS TABLE (run_id bigint, span_start timestamptz, span_end timestamptz, window_start timestamptz,
+               window_end timestamptz)
+LANGUAGE sql STABLE AS $$
+  SELECT t.id, s.span_start, s.span_end,
+         s.span_start + (s.span_end - s.span_start) * trim_fraction,
+         s.span_end - (s.span_end - s.span_start) * trim_fraction
+  FROM test_runs t
+  CROSS JOIN LATERAL loadgen_span(t.id) sp
+  CROSS JOIN LATERAL (
+    SELECT coalesce(min(l.started_at), t.started_at) AS span_start,
+           coalesce(max(l.started_at + l.duration_ms * interval '1 millisecond'), t.ended_at, now()) AS span_end
+    FROM loadgen_requests l
+    WHERE l.run_id = t.id AND l.started_at BETWEEN sp.first_started_at AND sp.last_started_at
+  ) s
+  WHERE t.id = ANY (run_ids)
+$$;
+
+CREATE OR REPLACE FUNCTION run_data_marks(run_ids bigint[])
+RETURNS TABLE (run_id bigint, data_mark text)
+LANGUAGE sql STABLE
+SET TimeZone = 'UTC' SET DateStyle = 'ISO, YMD' SET IntervalStyle = 'postgres' SET extra_float_digits = 1
+AS $$
+  SELECT t.id,
+         md5(t::text)
+         || ' ' || (SELECT count(*) FROM loadgen_requests l, loadgen_span(t.id) sp
+                    WHERE l.run_id = t.id AND l.started_at BETWEEN sp.first_started_at AND sp.last_started_at)
+         || ' ' || (SELECT count(*) FROM router_requests r
+                    WHERE r.received_at BETWEEN t.started_at - interval '5 minutes'
+                                            AND coalesce(t.ended_at, 'infinity') + interval '5 minutes')
+         || ' ' || (SELECT count(*) FROM instance_samples s
+                    WHERE s.app_name = t.app_name
+                      AND s.ts BETWEEN t.started_at - interval '5 minutes'
+                                   AND coalesce(t.ended_at, 'infinity') + interval '5 minutes')
+  FROM test_runs t
+  WHERE t.id = ANY (run_ids)
+$$;
+
 -- 008's checks of the runs, per statement on the partitioned table.
 CREATE TRIGGER loadgen_requests_check_runs AFTER INSERT ON loadgen_requests
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION loadgen_requests_check_runs();
@@ -155,16 +234,21 @@ CREATE TRIGGER loadgen_requests_check_moved_runs AFTER UPDATE ON loadgen_request
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION loadgen_requests_check_runs();
 
 
--- 010's router record of a load-generator request, looked for within a day of `near` (the
--- request's start) when given: the lookup then reads the correlation id index of those days'
--- partitions only (run-time partition pruning), not of every day kept.
+-- 010's router record of a load-generator request, looked for within an hour of `near` (the
+-- request's start) when given: the lookup reads the correlation id index of that day's partition
+-- only (two near midnight; run-time partition pruning), not of every day kept. OFFSET 0 keeps the
+-- lookup by correlation id apart from the ORDER BY ... LIMIT 1: without it the planner may walk the
+-- unique key's time order through every record of those days, filtering on the id.
 CREATE FUNCTION router_record(correlation text, near timestamptz DEFAULT NULL)
 RETURNS SETOF router_requests
 LANGUAGE sql STABLE AS $$
-  SELECT * FROM router_requests r
-  WHERE r.correlation_id = correlation
-    AND r.received_at >= coalesce(near - interval '1 day', '-infinity')
-    AND r.received_at <= coalesce(near + interval '1 day', 'infinity')
+  SELECT * FROM (
+    SELECT * FROM router_requests r
+    WHERE r.correlation_id = correlation
+      AND r.received_at >= coalesce(near - interval '1 hour', '-infinity')
+      AND r.received_at <= coalesce(near + interval '1 hour', 'infinity')
+    OFFSET 0
+  ) r
   ORDER BY r.received_at, r.vcap_request_id, r.app_guid
   LIMIT 1
 $$;
@@ -270,6 +354,7 @@ SELECT t.id                                                              AS run_
        ((lg.requests - lg.errors) / nullif(extract(epoch FROM lg.last_done - lg.first_sent)::double precision, 0))
          / nullif(c.cpu_percent_avg, 0)                                   AS throughput_per_cpu_percent
 FROM test_runs t
+CROSS JOIN LATERAL loadgen_span(t.id) sp
 -- One pass over the run's requests with their router records (NULL when not logged).
 CROSS JOIN LATERAL (
   SELECT count(*)                                                        AS requests,
@@ -289,7 +374,7 @@ CROSS JOIN LATERAL (
          percentile_cont(0.99) WITHIN GROUP (ORDER BY x.response_time_ms) AS router_p99_ms
   FROM loadgen_requests l
   LEFT JOIN LATERAL router_record(l.correlation_id, l.started_at) x ON true
-  WHERE l.run_id = t.id
+  WHERE l.run_id = t.id AND l.started_at BETWEEN sp.first_started_at AND sp.last_started_at
 ) lg
 CROSS JOIN LATERAL (
   SELECT avg(u.cpu_percent) AS cpu_percent_avg, max(u.cpu_percent) AS cpu_percent_peak,
