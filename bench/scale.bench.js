@@ -82,8 +82,10 @@ async function grow(db) {
       `INSERT INTO router_requests (received_at, app_guid, app_name, app_index, method, path, status,
                                     response_time_ms, gorouter_time_ms, vcap_request_id, correlation_id)
        SELECT CASE WHEN k < $3 * ${RUNS_PER_DAY}
-                   THEN $1::timestamptz + ((k / $3 + $4) * $2::bigint + (k % $3) * ($2::bigint / 2) / $3 + 0.2) * interval '1 ms'
-                   ELSE $1::timestamptz + ($4::bigint / ${RUNS_PER_DAY} * ${DAY_MS} + k * ${DAY_MS}.0 / $5) * interval '1 ms' END,
+                   THEN $1::timestamptz
+                        + ((k / $3 + $4) * $2::bigint + (k % $3) * ($2::bigint / 2) / $3 + 0.2) * interval '1 ms'
+                   ELSE $1::timestamptz
+                        + ($4::bigint / ${RUNS_PER_DAY} * ${DAY_MS} + k * ${DAY_MS}.0 / $5) * interval '1 ms' END,
               'guid-shop', 'shop', k % 4, 'GET', '/api/items/' || (k % 100), 200,
               0.5 + (k * 7919 % 1000) / 60.0, 0.1, 'v' || $4 || '-' || k,
               CASE WHEN k < $3 * ${RUNS_PER_DAY} THEN ($4 + k / $3) || '-' || (k % $3) END
@@ -193,7 +195,8 @@ try {
   await grow(grown);
   const sizes = (
     await grown.query(
-      `SELECT (SELECT count(*) FROM router_requests)::bigint AS router, (SELECT count(*) FROM loadgen_requests)::bigint AS loadgen,
+      `SELECT (SELECT count(*) FROM router_requests)::bigint AS router,
+              (SELECT count(*) FROM loadgen_requests)::bigint AS loadgen,
               (SELECT count(*) FROM instance_samples)::bigint AS samples,
               (SELECT count(*) FROM paasmon_partitions()) AS partitions, pg_database_size(current_database()) AS bytes`,
     )
@@ -248,15 +251,17 @@ try {
     );
   }
   console.log(
-    `\npaasmon prune of ${PRUNE_DAYS} days (${old.length} runs, figures stored beforehand in ${figuresS.toFixed(0)} s): ` +
+    `\npaasmon prune of ${PRUNE_DAYS} days (${old.length} runs, ` +
+      `figures stored beforehand in ${figuresS.toFixed(0)} s): ` +
       `${pruneMs.toFixed(0)} ms (whole process; goal < 2000 ms: ${pruneMs < 2000 ? 'met' : 'NOT met'}), ` +
       `${mib(bytesBefore)} -> ${mib(bytesAfter)} on disk`,
   );
   console.log(`  ${prune.stdout.split('\n')[0]}`);
+  const routerBytes = Number(perRequest.router) / Number(sizes.router);
+  const loadgenBytes = Number(perRequest.loadgen) / Number(sizes.loadgen);
   console.log(
-    `bytes on disk per stored request (table + indexes): router ${(Number(perRequest.router) / Number(sizes.router)).toFixed(0)} ` +
-      `(raw CSV ${csvRouter.toFixed(0)}), load generator ${(Number(perRequest.loadgen) / Number(sizes.loadgen)).toFixed(0)} ` +
-      `(raw CSV ${csvLoadgen.toFixed(0)})`,
+    `bytes on disk per stored request (table + indexes): router ${routerBytes.toFixed(0)} ` +
+      `(raw CSV ${csvRouter.toFixed(0)}), load generator ${loadgenBytes.toFixed(0)} (raw CSV ${csvLoadgen.toFixed(0)})`,
   );
   console.log(
     `\nmedian of ${REPEAT} after a warm-up; machine load average ` +
