@@ -64,8 +64,9 @@ export function startRetentionJob(pool, retentionMs, log, schemaReady) {
   let running = Promise.resolve();
   let stopped = false;
   const round = () => {
+    if (stopped) return;
     running = running.then(async () => {
-      if (stopped || !(await schemaReady)) return;
+      if (!(await schemaReady)) return;
       try {
         await preparePartitions(pool);
         await pruneOnSchedule(pool, retentionMs, log);

@@ -10,6 +10,7 @@ import pino from 'pino';
 import { MIGRATIONS_DIR, migrate } from '../../exporters/postgres/migrate.js';
 import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
 import { preparePartitions } from '../../exporters/postgres/partitions.js';
+import { startRetentionJob } from '../../collector/commands/prune.js';
 import { QUERIES_DIR, loadSqlQuery } from '../../exporters/postgres/queries/report.js';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
@@ -250,6 +251,21 @@ describe('partitions and retention', () => {
     assert.equal(
       (await rowsOf('SELECT count(*)::int AS n FROM run_report_figures WHERE run_id = $1', [runIds[0]]))[0].n,
       0,
+    );
+  });
+  test("collect's upkeep round prunes by RETENTION and keeps newer days", async () => {
+    await db.query(`INSERT INTO router_requests (received_at, vcap_request_id, app_name)
+      VALUES ('1975-01-01T00:00Z', 'old', 'app-c'), (now(), 'new', 'app-c')`);
+    const job = startRetentionJob(db.pool, 365 * 86_400_000, silent, Promise.resolve(true));
+    await job.stop();
+    const left = await partitionNames();
+    assert.ok(!left.includes('router_requests_p19750101'), left.join(' '));
+    assert.ok(left.includes('router_requests_p20991231'), left.join(' '));
+    assert.deepEqual(
+      (await rowsOf(`SELECT vcap_request_id FROM router_requests WHERE app_name = 'app-c'`)).map(
+        (r) => r.vcap_request_id,
+      ),
+      ['new'],
     );
   });
 });
