@@ -108,7 +108,7 @@ export async function prune(pool, { before, trim, dryRun = false, log }) {
         'INSERT INTO run_prunes (run_id) SELECT unnest($1::bigint[]) ON CONFLICT (run_id) DO NOTHING',
         [pgArray(plan.runIds)],
       );
-      for (const p of plan.partitions) await client.query(`DROP TABLE IF EXISTS "${p.partition}"`);
+      await client.query('SELECT paasmon_drop_partitions($1::text[])', [plan.partitions.map((p) => p.partition)]);
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});

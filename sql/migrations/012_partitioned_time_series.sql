@@ -100,6 +100,23 @@ BEGIN
   RETURN made;
 END $$;
 
+-- Drops day partitions by name (paasmon prune); any other name is left alone. Returns how many went.
+CREATE OR REPLACE FUNCTION paasmon_drop_partitions(names text[])
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  name text;
+  dropped integer := 0;
+BEGIN
+  FOREACH name IN ARRAY names LOOP
+    IF name ~ '^(router_requests|loadgen_requests|instance_samples)_p[0-9]{8}$'
+       AND to_regclass(quote_ident(name)) IS NOT NULL THEN
+      EXECUTE format('DROP TABLE %I', name);
+      dropped := dropped + 1;
+    END IF;
+  END LOOP;
+  RETURN dropped;
+END $$;
+
 -- The views and the function below depend on the tables (router_record returns their row type):
 -- they go, and come back after them.
 DROP VIEW IF EXISTS run_summary;

@@ -169,7 +169,7 @@ describe('partitions and retention', () => {
       instanceIndex: 0,
       state: 'RUNNING',
     };
-    await writePage({ kind: 'instance_sample', records: [sample] });
+    await writePage({ kind: 'instance_sample', records: [/** @type {any} */ (sample)] });
     const placed = await rowsOf(`SELECT vcap_request_id, tableoid::regclass::text AS p FROM router_requests
       WHERE app_name = 'app-b' ORDER BY 1`);
     assert.deepEqual(placed, [
@@ -180,7 +180,7 @@ describe('partitions and retention', () => {
       instance_samples_p19990630: 1,
     });
     // Written again: nothing twice.
-    await writePage({ kind: 'router_request', records: page });
+    await writePage({ kind: 'router_request', records: /** @type {any[]} */ (page) });
     assert.equal((await rowsOf(`SELECT count(*)::int AS n FROM router_requests WHERE app_name = 'app-b'`))[0].n, 2);
 
     // A row no writer announced (a direct INSERT) is taken by the default partition, then settled.
