@@ -193,6 +193,13 @@ export function addDatabaseCommands(program, verb) {
     .description('apply the SQL migrations in sql/migrations')
     .action(verb('migrate', 'migrateCommand'));
 
+  program
+    .command('prune')
+    .description('drop the raw rows older than RETENTION or --before, whole days at a time; runs keep their figures')
+    .option('--before <time>', 'ISO 8601 time with a zone, or now-<n>d (default: now minus RETENTION)')
+    .option('--dry-run', 'only list what would be dropped')
+    .action(verb('prune', 'pruneCommand'));
+
   const db = groupCommand(program, 'db', 'the embedded PostgreSQL (used when DATABASE_URL is not set)');
   db.command('status')
     .description('whether it runs, its port, data directory and URL (password hidden)')

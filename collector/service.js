@@ -19,6 +19,7 @@ import { ingestApps } from './sources/log-cache/index.js';
 import { SourceError } from '../core/errors.js';
 import { openDatabase, unreachable } from '../exporters/postgres/database.js';
 import { migrateUntilDone } from '../exporters/postgres/migrate.js';
+import { startRetentionJob } from './commands/prune.js';
 import { createPostgresSink } from '../exporters/postgres/sink.js';
 import { createPrometheusSink } from '../exporters/prometheus.js';
 
@@ -83,6 +84,8 @@ export async function startCollector(config, { log, onPoll }) {
       });
     },
   });
+  // Partitions of the coming days, and RETENTION (collector/commands/prune.js).
+  const retention = startRetentionJob(database.pool, config.retentionMs, log, schemaReady);
   const startedAt = Date.now();
   const ingestDeps = { log, prometheus, pool: database.pool, schemaReady, signal: abort.signal, sharing };
   const routerLogs = config.search.url ? startRouterLogIngest(config, ingestDeps) : undefined;
@@ -171,6 +174,7 @@ export async function startCollector(config, { log, onPoll }) {
           await Promise.race([postgres.close(), sleep(Math.max(0, deadline - Date.now()))]);
         }
         if (postgres.pending > 0) log.error({ lost: postgres.pending }, 'collect: records not written at shutdown');
+        await retention.stop();
         await source.close?.();
         await routerLogs?.source.close();
         await database.close();

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { loadReportData, selectRuns } from '../../exporters/postgres/queries/report.js';
+import { prunedRuns } from '../../exporters/postgres/retention.js';
 import { DEFAULT_TRIM, buildComparison } from '../../report/comparison.js';
 import { FORMATS, renderComparison, rendererFor } from '../../report/render/index.js';
 import { numberFlag, timeFlag } from './flags.js';
@@ -95,11 +96,19 @@ export async function reportCommand(config, { log, out }, flags) {
       log,
     });
     const text = render(comparison);
+    // Runs whose raw rows retention dropped (paasmon prune): their figures are the stored ones.
+    const notes = (await prunedRuns(pool, ids)).map(
+      (p) => `run ${p.runId}: raw rows pruned on ${p.prunedAt.toISOString().slice(0, 10)}; percentiles as stored`,
+    );
     if (flags.out) {
       fs.writeFileSync(flags.out, text);
       out(`report of ${ids.length} run${ids.length === 1 ? '' : 's'} written to ${flags.out} (${format})`);
+      for (const note of notes) out(note);
     } else {
       out(text.replace(/\n$/, ''));
+      // Below a table, a line of text; inside json, csv or html it would break the format: on stderr.
+      for (const note of notes)
+        (format === 'table' || format === 'md' ? out : (/** @type {string} */ l) => log.warn(l))(note);
     }
     return 0;
   });

@@ -50,6 +50,7 @@ export { DEFAULTS, SECRET_KEYS } from './settings.js';
  * @property {string | undefined} metricsBearerToken
  * @property {string} logLevel
  * @property {number} dbBufferRecords
+ * @property {number | undefined} retentionMs RETENTION: raw rows older than this are pruned
  * @property {number | undefined} assignedPort PORT when the platform or the user set it (not the default)
  * @property {number | undefined} runId RUN_ID: the run a load generator records into
  * @property {number | undefined} instanceIndex CF_INSTANCE_INDEX: which instance of a load-generator app this is
@@ -127,6 +128,7 @@ export function loadConfig(env = process.env) {
     metricsBearerToken: v.METRICS_BEARER_TOKEN,
     logLevel: v.LOG_LEVEL,
     dbBufferRecords: v.DB_BUFFER_RECORDS,
+    retentionMs: v.RETENTION,
     assignedPort: env.PORT || provided.PORT ? v.PORT : undefined,
     runId: v.RUN_ID,
     instanceIndex: v.CF_INSTANCE_INDEX,

@@ -83,6 +83,12 @@ export const SETTING_DOCS = {
       'records kept in memory while PostgreSQL is unreachable; beyond it the oldest are dropped, logged and ' +
       'counted in `paasmon_db_dropped_records_total`',
   },
+  RETENTION: {
+    group: 'Database',
+    text:
+      'how long raw rows are kept, e.g. `180d` (unset: for ever); `collect` then drops whole day partitions older ' +
+      'than this every hour, after storing the report figures of their runs (`paasmon prune`)',
+  },
   PORT: {
     group: 'HTTP endpoints and logging',
     text: 'HTTP port of `/metrics`, `/healthz` and `/drain` (Cloud Foundry sets it)',

@@ -141,6 +141,14 @@ export const SETTINGS = {
     default: 'info',
   },
   DB_BUFFER_RECORDS: { schema: integerText(1, 10_000_000), default: '100000' },
+  RETENTION: {
+    schema: z
+      .string()
+      .trim()
+      .refine((v) => (parseDuration(v) ?? 0) >= 86_400_000, 'must be a duration of at least a day, e.g. 180d')
+      .transform((v) => /** @type {number} */ (parseDuration(v)))
+      .optional(),
+  },
   DRAIN_TOKEN: {
     schema: z.string().min(16, 'must be at least 16 characters (e.g. openssl rand -hex 32)').optional(),
     secret: true,

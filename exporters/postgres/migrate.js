@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 import { retry } from '../../core/retry.js';
 import { isConnectionError, withClient } from './client.js';
+import { preparePartitions } from './partitions.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../sql/migrations/', import.meta.url));
 const MIGRATIONS_TABLE = 'paasmon_migrations';
@@ -71,6 +72,8 @@ export async function migrate(pool, log) {
     const what = current ? `migration ${migrationFile(current)}` : `migrations (table ${MIGRATIONS_TABLE})`;
     throw new MigrationError(`postgres: ${what} failed: ${describeRefusal(cause)}`, { migration: current, cause });
   });
+  // The coming days' partitions exist before any writer needs them (partitions.js).
+  await preparePartitions(pool);
   return applied.map((m) => m.name);
 }
 

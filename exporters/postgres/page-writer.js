@@ -11,6 +11,7 @@ import {
   copyNew,
   inTransaction,
 } from './copy.js';
+import { createPartitionMaker } from './partitions.js';
 import { tableOf } from './tables.js';
 
 /**
@@ -28,6 +29,7 @@ export function encodeRecords(kind, records, rowsHint) {
  * @returns {import('../../core/types.js').PageWriter}
  */
 export function createPageWriter(pool) {
+  const ensurePartitions = createPartitionMaker(pool);
   return async function writePage(page) {
     const inserted = await writeRows(page);
     countCleaned(page.kind, inserted.cleaned ?? 0);
@@ -37,6 +39,8 @@ export function createPageWriter(pool) {
   /** @param {import('../../core/types.js').Page} page @returns {Promise<import('../../core/types.js').Inserted>} */
   async function writeRows({ kind, records, encoded, checkpoint, commitAfter, copyAfter, onCopied, countOnly }) {
     const spec = tableOf(kind);
+    // The partitions of the page's days exist before its transaction takes any lock.
+    await ensurePartitions(spec, { records, encoded });
     /** Records with text cleaned: set each time the rows are encoded. */
     let cleaned = encoded?.cleaned ?? 0;
     const lines = () => {

@@ -73,7 +73,8 @@ const ROUTER_REQUESTS = {
 /** @type {TableSpec} */
 const LOADGEN_REQUESTS = {
   table: 'loadgen_requests',
-  key: ['run_id', 'correlation_id'],
+  // The start is part of the key of the partitioned table (migration 012): a request read again has the same.
+  key: ['run_id', 'correlation_id', 'started_at'],
   columns: [
     ['run_id', (r) => r.runId, 'int8'],
     ['correlation_id', (r) => r.correlationId, 'text'],

@@ -24,6 +24,6 @@ SELECT w.run_id,
        percentile_cont(0.95) WITHIN GROUP (ORDER BY x.response_time_ms - x.gorouter_time_ms) AS behind_router_p95_ms
 FROM steady_windows(:'runs'::bigint[], :'trim'::double precision) w
 JOIN loadgen_requests l ON l.run_id = w.run_id AND l.started_at BETWEEN w.window_start AND w.window_end
-LEFT JOIN LATERAL router_record(l.correlation_id) x ON true
+LEFT JOIN LATERAL router_record(l.correlation_id, l.started_at) x ON true
 GROUP BY w.run_id
 ORDER BY w.run_id;

@@ -16,7 +16,7 @@ FROM (
          row_number() OVER (PARTITION BY w.run_id ORDER BY count(*) DESC, x.path) AS busiest
   FROM steady_windows(:'runs'::bigint[], :'trim'::double precision) w
   JOIN loadgen_requests l ON l.run_id = w.run_id AND l.started_at BETWEEN w.window_start AND w.window_end
-  JOIN LATERAL router_record(l.correlation_id) x ON true
+  JOIN LATERAL router_record(l.correlation_id, l.started_at) x ON true
   GROUP BY w.run_id, x.path
 ) p
 WHERE busiest <= 20

@@ -108,12 +108,16 @@ export async function loadReportData(pool, runIds, { trim, recompute = false, lo
       `WITH m AS MATERIALIZED (
         SELECT d.run_id, d.data_mark || ' ' || $3 || ' ' || (SELECT max(name) FROM paasmon_migrations) AS data_mark
         FROM run_data_marks($1::bigint[]) d)
-      SELECT m.run_id, m.data_mark, t.ended_at IS NOT NULL AS ended, f.figures::text AS figures
+      SELECT m.run_id, m.data_mark, t.ended_at IS NOT NULL AS ended, f.figures::text AS figures, p.run_id AS pruned
       FROM m JOIN test_runs t ON t.id = m.run_id
-      LEFT JOIN run_report_figures f ON f.run_id = m.run_id AND f.trim_fraction = $2 AND f.data_mark = m.data_mark`,
+      -- A run whose raw rows were pruned has only its stored figures (exporters/postgres/retention.js).
+      LEFT JOIN run_prunes p ON p.run_id = m.run_id
+      LEFT JOIN run_report_figures f ON f.run_id = m.run_id AND f.trim_fraction = $2
+        AND (f.data_mark = m.data_mark OR p.run_id IS NOT NULL)`,
       [pgArray(runIds), trim, queriesDigest()],
     );
-    for (const mark of marks) if (mark.figures && !recompute) byRun.set(Number(mark.run_id), JSON.parse(mark.figures));
+    for (const mark of marks)
+      if (mark.figures && (!recompute || mark.pruned)) byRun.set(Number(mark.run_id), JSON.parse(mark.figures));
     missing = runIds.filter((id) => !byRun.has(id));
     if (missing.length) {
       const variables = { runs: pgArray(missing), trim };

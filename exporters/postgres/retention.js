@@ -1,0 +1,139 @@
+// Retention: whole day partitions older than a limit dropped (a metadata operation, never a
+// DELETE), after every run with rows in them has its report figures stored (run_report_figures)
+// and is marked pruned (run_prunes), so reports still compare it from the stored figures.
+import { withClient } from './client.js';
+import { preparePartitions } from './partitions.js';
+import { loadReportData, pgArray } from './queries/report.js';
+
+const DAY_MS = 86_400_000;
+/** How long dropping partitions may wait for the writers' locks before prune gives up this time. */
+const LOCK_TIMEOUT = '10s';
+
+/**
+ * The limit actually used for `before`: moved back to the start of any run that began before it
+ * and ended after it (a run that has not ended counts as ending a day after its start), then to
+ * the start of its UTC day, so no run newer than the limit loses a row.
+ * @param {import('pg').Pool | import('pg').PoolClient} db @param {Date} before
+ * @returns {Promise<Date>}
+ */
+export async function pruneLimit(db, before) {
+  const { rows } = await db.query(
+    `SELECT date_trunc('day', least($1::timestamptz, min(t.started_at)) AT TIME ZONE 'UTC')
+              AT TIME ZONE 'UTC' AS limit_at
+     FROM (SELECT $1::timestamptz AS started_at
+           UNION ALL
+           SELECT started_at FROM test_runs
+           WHERE started_at < $1 AND coalesce(ended_at, started_at + interval '1 day') >= $1) t`,
+    [before.toISOString()],
+  );
+  return new Date(rows[0].limit_at);
+}
+
+/**
+ * What pruning before `limit` would drop: the day partitions that end at or before it, and the
+ * runs (not pruned yet) that started before it.
+ * @param {import('pg').Pool | import('pg').PoolClient} db @param {Date} limit
+ */
+export async function prunePlan(db, limit) {
+  const { rows: partitions } = await db.query(
+    `SELECT parent, partition, from_ts, to_ts, bytes FROM paasmon_partitions()
+     WHERE to_ts <= $1 ORDER BY from_ts, parent`,
+    [limit.toISOString()],
+  );
+  const { rows: runs } = await db.query(
+    `SELECT t.id FROM test_runs t WHERE t.started_at < $1
+       AND NOT EXISTS (SELECT 1 FROM run_prunes p WHERE p.run_id = t.id) ORDER BY t.id`,
+    [limit.toISOString()],
+  );
+  return {
+    partitions: partitions.map((p) => ({
+      parent: String(p.parent),
+      partition: String(p.partition),
+      from: new Date(p.from_ts),
+      to: new Date(p.to_ts),
+      bytes: Number(p.bytes),
+    })),
+    runIds: runs.map((r) => Number(r.id)),
+  };
+}
+
+/**
+ * Stores the report figures of these runs (over the steady window of `trim`) as they are now, for
+ * the runs that have none current; figures already stored for other windows stay.
+ * @param {import('pg').Pool} pool @param {number[]} runIds @param {number} trim
+ * @param {import('pino').Logger} [log]
+ */
+async function storeFiguresOf(pool, runIds, trim, log) {
+  if (runIds.length === 0) return;
+  const data = await loadReportData(pool, runIds, { trim, log });
+  const computed = runIds.filter((id) => !data.stored.includes(id));
+  if (computed.length === 0) return;
+  const figures = computed.map((id) => ({
+    run_id: id,
+    figures: Object.fromEntries(
+      Object.entries(data)
+        .filter(([part]) => part !== 'stored')
+        .map(([part, rows]) => [part, /** @type {any[]} */ (rows).filter((row) => Number(row.run_id) === id)]),
+    ),
+  }));
+  await pool.query(
+    `INSERT INTO run_report_figures (run_id, trim_fraction, data_mark, figures)
+     SELECT run_id, $2, 'stored before pruning', figures
+     FROM json_to_recordset($1::json) AS f(run_id bigint, figures json)
+     ON CONFLICT (run_id, trim_fraction) DO UPDATE SET data_mark = excluded.data_mark, figures = excluded.figures,
+       computed_at = now()`,
+    [JSON.stringify(figures), trim],
+  );
+}
+
+/**
+ * Drops the day partitions of router_requests, loadgen_requests and instance_samples before
+ * `before` (see pruneLimit), after storing the figures of the runs in them (over the steady window
+ * of `trim`, the report's default). dryRun: only says what would go.
+ * @param {import('pg').Pool} pool
+ * @param {{ before: Date, trim: number, dryRun?: boolean, log?: import('pino').Logger }} options
+ */
+export async function prune(pool, { before, trim, dryRun = false, log }) {
+  if (!dryRun) await preparePartitions(pool);
+  const limit = await pruneLimit(pool, before);
+  const plan = await prunePlan(pool, limit);
+  const result = { limit, ...plan, bytes: plan.partitions.reduce((sum, p) => sum + p.bytes, 0), dropped: false };
+  if (dryRun || (plan.partitions.length === 0 && plan.runIds.length === 0)) return result;
+  await storeFiguresOf(pool, plan.runIds, trim, log);
+  await withClient(pool, async (client) => {
+    await client.query('BEGIN');
+    try {
+      await client.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+      await client.query(
+        'INSERT INTO run_prunes (run_id) SELECT unnest($1::bigint[]) ON CONFLICT (run_id) DO NOTHING',
+        [pgArray(plan.runIds)],
+      );
+      await client.query('SELECT paasmon_drop_partitions($1::text[])', [plan.partitions.map((p) => p.partition)]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    }
+  });
+  return { ...result, dropped: true };
+}
+
+/**
+ * The runs whose raw rows were pruned, and when.
+ * @param {import('pg').Pool} pool @param {number[]} runIds
+ * @returns {Promise<Array<{ runId: number, prunedAt: Date }>>}
+ */
+export async function prunedRuns(pool, runIds) {
+  const { rows } = await pool.query(
+    'SELECT run_id, pruned_at FROM run_prunes WHERE run_id = ANY ($1::bigint[]) ORDER BY run_id',
+    [pgArray(runIds)],
+  );
+  return rows.map((r) => ({ runId: Number(r.run_id), prunedAt: new Date(r.pruned_at) }));
+}
+
+/**
+ * The limit of a retention setting at `now`: `180d` keeps 180 days.
+ * @param {number} retentionMs @param {Date} [now]
+ */
+export const retentionLimit = (retentionMs, now = new Date()) =>
+  new Date(Math.floor((now.getTime() - retentionMs) / DAY_MS) * DAY_MS);
