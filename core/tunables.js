@@ -1,6 +1,9 @@
 // The sizes and times that trade memory, speed and latency against each other, in one place.
 // Settings a user may change live in collector/config/settings.js; these are the fixed ones.
 
+/** PostgreSQL connections a process holds at most (writes in flight, the drain, queries). */
+export const POOL_SIZE = 4;
+
 /** Router requests per page of a line source (file, stdin) before it is written. */
 export const LINE_PAGE_ROWS = 5000;
 

@@ -3,6 +3,7 @@ import { splitApps } from '../../../core/ids.js';
 import { SourceError, reasonOf } from '../../../core/errors.js';
 import { createCloudControllerClient } from './client.js';
 import { parseV2Stats, parseV3Stats } from './parse.js';
+import { CLOUD_CONTROLLER } from '../../../core/reason-codes.js';
 
 /** @typedef {import('../../../core/types.js').InstanceSample} InstanceSample */
 /** @typedef {{ guid: string, name: string }} WatchedApp */
@@ -116,15 +117,18 @@ export function createCloudControllerSource(config, deps = {}) {
     for (const name of names) {
       const matches = unique.filter((a) => a.name === name);
       if (matches.length === 0)
-        ctx.warn('app_not_found', `app "${name}" not found${cf.spaceGuid ? ` in space ${cf.spaceGuid}` : ''}`);
+        ctx.warn(
+          CLOUD_CONTROLLER.APP_NOT_FOUND,
+          `app "${name}" not found${cf.spaceGuid ? ` in space ${cf.spaceGuid}` : ''}`,
+        );
       if (matches.length > 1)
         ctx.warn(
-          'ambiguous_app_name',
+          CLOUD_CONTROLLER.AMBIGUOUS_APP_NAME,
           `app name "${name}" matches ${matches.length} apps; set CF_SPACE_GUID to choose one (watching all)`,
         );
     }
     for (const guid of guids) {
-      if (!unique.some((a) => a.guid === guid)) ctx.warn('app_not_found', `app ${guid} not found`);
+      if (!unique.some((a) => a.guid === guid)) ctx.warn(CLOUD_CONTROLLER.APP_NOT_FOUND, `app ${guid} not found`);
     }
     return unique;
   }

@@ -8,6 +8,7 @@
 // - https:// posts one message per request; https-batch:// concatenates messages (up to 512 KiB,
 //   or what one second gathered) into one body with nothing between them but each message's newline;
 // - syslog:// and syslog-tls:// write RFC 6587 octet counting: `<byte length> <message>`.
+import { DRAIN } from '../../../core/reason-codes.js';
 
 /**
  * @typedef {object} SyslogMessage
@@ -74,12 +75,12 @@ function parseStructuredData(text, start) {
  */
 export function parseSyslogMessage(text) {
   const head = HEADER.exec(text);
-  if (!head) return { ok: false, reason: 'not_rfc5424' };
+  if (!head) return { ok: false, reason: DRAIN.NOT_RFC5424 };
   const sd = parseStructuredData(text, head[0].length);
-  if (!sd) return { ok: false, reason: 'bad_structured_data' };
+  if (!sd) return { ok: false, reason: DRAIN.BAD_STRUCTURED_DATA };
   let message = text.slice(sd.end);
   if (message.startsWith(' ')) message = message.slice(1);
-  else if (message !== '' && message !== '\n') return { ok: false, reason: 'bad_structured_data' };
+  else if (message !== '' && message !== '\n') return { ok: false, reason: DRAIN.BAD_STRUCTURED_DATA };
   if (message.endsWith('\n')) message = message.slice(0, -1);
   return {
     ok: true,
@@ -172,7 +173,7 @@ export function createOctetCountingFramer({ maxMessageBytes }) {
         const length = Number(prefix[1]);
         data = data.subarray(prefix[0].length);
         if (length > maxMessageBytes) {
-          frames.push({ kind: 'error', reason: 'too_large', bytes: length });
+          frames.push({ kind: 'error', reason: DRAIN.TOO_LARGE, bytes: length });
           skipping = length;
         } else {
           expected = length;
@@ -193,11 +194,11 @@ export function createOctetCountingFramer({ maxMessageBytes }) {
       if (!next) {
         // Keep a short tail: a frame start may be split across this chunk and the next.
         const keep = Math.min(24, data.length);
-        if (data.length > keep) frames.push({ kind: 'error', reason: 'bad_frame', bytes: data.length - keep });
+        if (data.length > keep) frames.push({ kind: 'error', reason: DRAIN.BAD_FRAME, bytes: data.length - keep });
         pending = Buffer.from(data.subarray(data.length - keep));
         return frames;
       }
-      frames.push({ kind: 'error', reason: 'bad_frame', bytes: next.index });
+      frames.push({ kind: 'error', reason: DRAIN.BAD_FRAME, bytes: next.index });
       data = data.subarray(next.index);
     }
   }
