@@ -123,6 +123,19 @@ const LENGTH_PREFIX = /^([1-9]\d{0,8}) /;
 const RESYNC = /[1-9]\d{0,8} <\d{1,3}>1 /g;
 
 /**
+ * Garbage at the head of `data`: skipped up to the next plausible frame start or, none in sight, up
+ * to a short tail kept for the next chunk (a frame start may be split across the two).
+ * @param {Buffer} data @returns {{ skipped: number, rest: Buffer | undefined, keep: Buffer }}
+ */
+function skipGarbage(data) {
+  RESYNC.lastIndex = 1;
+  const next = RESYNC.exec(data.toString('latin1'));
+  if (next) return { skipped: next.index, rest: data.subarray(next.index), keep: Buffer.alloc(0) };
+  const keep = Math.min(24, data.length);
+  return { skipped: data.length - keep, rest: undefined, keep: Buffer.from(data.subarray(data.length - keep)) };
+}
+
+/**
  * RFC 6587 octet counting over a byte stream that arrives in arbitrary pieces. Garbage (a frame
  * without a length) is skipped up to the next `<len> <PRI>1 ` and reported once per run of
  * garbage; a frame longer than `maxMessageBytes` is skipped (never held in memory) and reported.
@@ -187,19 +200,13 @@ export function createOctetCountingFramer({ maxMessageBytes }) {
         pending = Buffer.from(data);
         return frames;
       }
-      // Garbage: skip to the next plausible frame start.
-      const text = data.toString('latin1');
-      RESYNC.lastIndex = 1;
-      const next = RESYNC.exec(text);
-      if (!next) {
-        // Keep a short tail: a frame start may be split across this chunk and the next.
-        const keep = Math.min(24, data.length);
-        if (data.length > keep) frames.push({ kind: 'error', reason: DRAIN.BAD_FRAME, bytes: data.length - keep });
-        pending = Buffer.from(data.subarray(data.length - keep));
+      const garbage = skipGarbage(data);
+      if (garbage.skipped > 0) frames.push({ kind: 'error', reason: DRAIN.BAD_FRAME, bytes: garbage.skipped });
+      if (!garbage.rest) {
+        pending = garbage.keep;
         return frames;
       }
-      frames.push({ kind: 'error', reason: DRAIN.BAD_FRAME, bytes: next.index });
-      data = data.subarray(next.index);
+      data = garbage.rest;
     }
   }
 
