@@ -6,6 +6,7 @@ import { healthChecks } from './health.js';
 import { collectorJobs } from './jobs.js';
 import { createHttpServer, watchEventLoop } from './metrics-server.js';
 import { startJobs, withDeadline } from './pipeline/run-jobs.js';
+import { drainConfigured } from './sources/syslog-drain/index.js';
 import { POLL_GRACE_MS, SHUTDOWN_BUDGET_MS } from '../core/tunables.js';
 import { openDatabase, unreachable } from '../exporters/postgres/database.js';
 import { migrateUntilDone } from '../exporters/postgres/migrate.js';
@@ -23,6 +24,8 @@ import { createPrometheusSink } from '../exporters/prometheus.js';
  */
 export async function startCollector(config, { log, onPoll }) {
   requireCloudController(config);
+  // Settings that cannot work fail before the database opens.
+  drainConfigured(config);
   const abort = new AbortController();
   const prometheus = createPrometheusSink();
   const database = await openDatabase(config, { log });
