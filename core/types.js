@@ -1,5 +1,6 @@
-// The records that flow from sources to sinks, each carrying its kind, and the two contracts
-// that move them: a Sink (buffered, for live samples) and a PageWriter (transactional pages).
+// The records that flow from sources to sinks, each carrying its kind; the two source contracts
+// (a polled Source, a PagedSource) and the two that write: a Sink (buffered, for live samples) and a
+// PageWriter (transactional pages).
 
 /**
  * One app instance at one poll. `cpuPercent` is percent of one core (the API's fraction x 100;
@@ -75,12 +76,66 @@
  */
 
 /**
- * A source returns records; it never writes to sinks or metrics, and throws SourceError (with the
- * records it already has) when it cannot finish.
+ * A polled source (Cloud Controller): on each tick it returns the records it sees now; it never
+ * writes to sinks or metrics, and throws SourceError (with the records it already has) when it
+ * cannot finish. The pipeline (pipeline/poller.js) hands the records to every sink.
  * @template {PaasmonRecord} [R=PaasmonRecord]
  * @typedef {object} Source
  * @property {string} name
  * @property {(ctx: PollContext) => Promise<R[]>} poll
+ * @property {() => Promise<void>} [close]
+ */
+
+/**
+ * @template {PaasmonRecord} [R=PaasmonRecord]
+ * @typedef {Source<R>} PolledSource
+ */
+
+/**
+ * The first skipped item of a reason, to show a user where to look.
+ * @typedef {object} SkippedExample
+ * @property {string} id e.g. the document's `_index/_id`, `line 12`
+ * @property {string[]} lookedIn the fields that were tried
+ */
+
+/**
+ * One page of a paged source: records (or the same rows already encoded for COPY), what it skipped
+ * by reason code (core/reason-codes.js), and the position after it. The pipeline writes the page
+ * and its checkpoint in one transaction, so the position only moves past stored rows.
+ * @typedef {object} SourcePage
+ * @property {RecordKind} kind
+ * @property {PaasmonRecord[]} records none when `encoded`
+ * @property {EncodedRows} [encoded] the records, encoded as they were read (ReadOptions.encode)
+ * @property {Map<string, number>} skipped items not stored, by reason code
+ * @property {Map<string, SkippedExample>} [examples] the first skipped item of each reason
+ * @property {number} read items the page looked at (documents, lines, envelopes), skipped ones included
+ * @property {string} [position] the checkpoint after this page; none for a page that only rides
+ *   along with the next one (Log Cache's instance samples before the router rows of the same read)
+ * @property {{ number: number, text: string }} [firstLine] the first line that is not blank (line sources)
+ */
+
+/**
+ * What the pipeline hands a paged source for one read.
+ * @typedef {object} ReadOptions
+ * @property {string} [until] where to stop (exclusive), in the source's own position terms (search: a
+ *   timestamp; Log Cache: nanoseconds); default: what the source holds now
+ * @property {AbortSignal} [signal]
+ * @property {(kind: RecordKind, records: Iterable<PaasmonRecord>, count: number) => EncodedRows | undefined} [encode]
+ *   encodes records as they come (a source may instead yield them as objects)
+ */
+
+/**
+ * A paged source (router logs from search, a file or Log Cache): reads from a checkpoint on and
+ * yields pages; it never writes, counts metrics or imports a sink. Skips are counted per page, and
+ * one pipeline (pipeline/pages.js) writes every paged source's pages, accounts skips and moves
+ * the checkpoint. A push source (the syslog drain) hands its records to the same page writer.
+ * @typedef {object} PagedSource
+ * @property {string} name
+ * @property {string} [checkpointKey] where the position is kept in ingest_checkpoints
+ * @property {(checkpoint: string | undefined, options?: ReadOptions) => AsyncIterable<SourcePage>} readPages
+ *   the pages after `checkpoint` (undefined: from the source's own start)
+ * @property {(err: unknown) => boolean} [resumable] true when reading again from the last stored
+ *   position may succeed (a search context that expired)
  * @property {() => Promise<void>} [close]
  */
 
@@ -141,6 +196,24 @@
  * so a reader never moves past rows that are not stored. Rows already present are skipped, and
  * only the rows inserted now are counted and returned (so counting them never counts twice).
  * @typedef {(page: Page) => Promise<Inserted>} PageWriter
+ */
+
+/**
+ * Where a push source (the syslog drain) hands its records: buffered and written by the pipeline
+ * as pages (collector/pipeline/pushed-pages.js). `write` only buffers; `close` writes what is left.
+ * @typedef {object} Intake
+ * @property {(records: PaasmonRecord[]) => void} write
+ * @property {(options?: { force?: boolean }) => Promise<void>} flush
+ * @property {() => Promise<void>} close
+ * @property {number} pending records not written yet
+ * @property {number} dropped records let go of past the buffer's bound
+ * @property {Error | undefined} lastError
+ */
+
+/**
+ * Opens the intake of a push source, which is told what was stored and how much waits.
+ * @typedef {(hooks: { maxBuffered: number, observe: boolean, onStored: (records: number, inserted: Inserted) =>
+ *   void, onPending: (pending: number) => void }) => Intake} OpenIntake
  */
 
 export {};

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { startCollector } from '../service.js';
 import { shutdownSignal } from './shutdown.js';
+import { SHUTDOWN_BUDGET_MS } from '../../core/tunables.js';
 
 /** @typedef {import('../service.js').PollOutcome} PollOutcome */
 
@@ -40,7 +41,7 @@ export async function collectCommand(config, { log, err }) {
     setTimeout(() => {
       log.error('collect: shutdown took too long; exiting');
       process.exit(1);
-    }, 10_000).unref();
+    }, SHUTDOWN_BUDGET_MS).unref();
   });
   const fatal = await Promise.race([once(stop.signal, 'abort').then(() => undefined), collector.failed]);
   await collector.stop();

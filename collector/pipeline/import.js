@@ -3,6 +3,7 @@
 // Rows already stored under their (run, id) key are skipped, so importing a file again adds nothing.
 import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
 import { orderedWrites } from './ordered-writes.js';
+import { WRITES_IN_FLIGHT } from '../../core/tunables.js';
 
 /**
  * @typedef {object} ImportResult
@@ -14,9 +15,6 @@ import { orderedWrites } from './ordered-writes.js';
  * @property {number | undefined} firstSentMs
  * @property {number | undefined} lastDoneMs
  */
-
-/** Pages written at once: one is copied while the one before commits. */
-const WRITES_IN_FLIGHT = 2;
 
 /**
  * @param {AsyncIterable<import('../sources/load-results/index.js').ResultsPage>} pages

@@ -4,12 +4,12 @@
 // always whole. A burst leaves the window once that many records came after it; a total breakage
 // shows at once in an increment of that size; an increment that only re-reads the boundary
 // document is weighed with the ones before it instead of clearing what they found.
-import { addResult, skippedShare, skippedVerdict } from './ingest.js';
+import { addResult, skippedShare, skippedVerdict } from './skips.js';
 
 /** Records (read + skipped) the window holds at least, when the source has read that many. */
 export const SKIPPED_WINDOW_RECORDS = 1000;
 
-/** @typedef {import('./ingest.js').IngestResult} IngestResult */
+/** @typedef {import('./skips.js').IngestResult} IngestResult */
 
 /**
  * @param {{ maxRatio: number, expected?: readonly string[], windowRecords?: number }} options

@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { ensureEmbeddedServer } from './embedded-server.js';
 import { migrate } from './migrate.js';
+import { POOL_SIZE } from '../../core/tunables.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -52,7 +53,7 @@ export async function openDatabase(config, { log }) {
   }
   const pool = new pg.Pool({
     ...poolConfig,
-    max: 4,
+    max: POOL_SIZE,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
     types: numberTypes,

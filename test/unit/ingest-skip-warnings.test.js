@@ -11,17 +11,17 @@ const pool = /** @type {any} */ ({});
 /** Pages of a search window, each with skipped documents. @param {Array<Record<string, number>>} pages */
 function fakeSource(pages) {
   return /** @type {any} */ ({
-    async *readWindow() {
+    async *readPages() {
       let t = 0;
       for (const skipped of pages) {
         t += 1;
         yield {
+          kind: 'router_request',
           records: [],
           skipped: new Map(Object.entries(skipped)),
           examples: new Map(),
-          lastTimestamp: `2026-01-01T00:00:0${t}.000Z`,
-          total: 0,
-          documents: Object.values(skipped).reduce((a, b) => a + b, 0),
+          position: `2026-01-01T00:00:0${t}.000Z`,
+          read: Object.values(skipped).reduce((a, b) => a + b, 0),
         };
       }
     },

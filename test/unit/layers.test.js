@@ -49,6 +49,28 @@ describe('module layers', () => {
     assert.deepEqual(up, []);
   });
 
+  // Within the collector (shared/design/layers.json "never"): a source yields records, skips and
+  // checkpoints; it writes through no sink and is driven by the pipeline, never the other way.
+  it('keeps sources apart from sinks and from the pipeline that drives them', () => {
+    const part = (/** @type {string} */ file) => {
+      const rel = path.relative(ROOT, file).split(path.sep).join('/');
+      if (rel.startsWith('collector/sources/')) return 'sources';
+      if (rel.startsWith('collector/pipeline/')) return 'pipeline';
+      if (rel.startsWith('exporters/')) return 'sinks';
+      if (rel.startsWith('core/')) return 'core';
+      return 'other';
+    };
+    const never = new Set(['sources>sinks', 'sources>pipeline', 'core>sinks', 'sinks>sources']);
+    const crossing = [];
+    for (const [file, targets] of graph) {
+      for (const target of targets) {
+        if (never.has(`${part(file)}>${part(target)}`))
+          crossing.push(`${path.relative(ROOT, file)} -> ${path.relative(ROOT, target)}`);
+      }
+    }
+    assert.deepEqual(crossing, []);
+  });
+
   it('has no import cycle', () => {
     /** @type {Map<string, 'visiting' | 'done'>} */
     const state = new Map();

@@ -1,4 +1,5 @@
 // Pure functions: Cloud Controller stats payloads -> InstanceSample records. No I/O here.
+import { CLOUD_CONTROLLER } from '../../../core/reason-codes.js';
 
 /** @typedef {import('../../../core/types.js').InstanceSample} InstanceSample */
 
@@ -49,11 +50,17 @@ function toSample(ctx, entry, warnings) {
   const usage = entry.usage && typeof entry.usage === 'object' ? entry.usage : null;
   let measured = MEASURED_STATES.has(state) && usage !== null;
   if (measured && Object.keys(usage).length === 0) {
-    warnings.push({ reason: 'stats_unavailable', detail: `${where}: usage is empty (metrics backend unavailable)` });
+    warnings.push({
+      reason: CLOUD_CONTROLLER.STATS_UNAVAILABLE,
+      detail: `${where}: usage is empty (metrics backend unavailable)`,
+    });
     measured = false;
   }
   if (measured && nonNegative(usage.cpu) === null) {
-    warnings.push({ reason: 'bad_usage', detail: `${where}: usage.cpu is ${JSON.stringify(usage.cpu)}` });
+    warnings.push({
+      reason: CLOUD_CONTROLLER.BAD_USAGE,
+      detail: `${where}: usage.cpu is ${JSON.stringify(usage.cpu)}`,
+    });
   }
   return {
     kind: 'instance_sample',
@@ -83,7 +90,7 @@ export function parseV3Stats(body, ctx) {
   const resources = Array.isArray(body?.resources) ? body.resources : null;
   if (!resources) {
     warnings.push({
-      reason: 'bad_payload',
+      reason: CLOUD_CONTROLLER.BAD_PAYLOAD,
       detail: `${ctx.appName}/${ctx.processType}: stats body has no resources list`,
     });
     return { samples: [], warnings };
@@ -93,7 +100,7 @@ export function parseV3Stats(body, ctx) {
   for (const r of resources) {
     if (!r || !Number.isInteger(r.index) || r.index < 0) {
       warnings.push({
-        reason: 'bad_payload',
+        reason: CLOUD_CONTROLLER.BAD_PAYLOAD,
         detail: `${ctx.appName}/${ctx.processType}: stats entry without a valid index`,
       });
       continue;
@@ -125,7 +132,7 @@ export function parseV2Stats(body, ctx) {
   /** @type {ParseWarning[]} */
   const warnings = [];
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
-    warnings.push({ reason: 'bad_payload', detail: `${ctx.appName}: v2 stats body is not an object` });
+    warnings.push({ reason: CLOUD_CONTROLLER.BAD_PAYLOAD, detail: `${ctx.appName}: v2 stats body is not an object` });
     return { samples: [], warnings };
   }
   /** @type {InstanceSample[]} */
@@ -134,7 +141,7 @@ export function parseV2Stats(body, ctx) {
     const index = /^\d+$/.test(key) ? Number(key) : NaN;
     if (!Number.isInteger(index) || !entry || typeof entry !== 'object') {
       warnings.push({
-        reason: 'bad_payload',
+        reason: CLOUD_CONTROLLER.BAD_PAYLOAD,
         detail: `${ctx.appName}: v2 stats key ${JSON.stringify(key)} is not an instance index`,
       });
       continue;

@@ -1,6 +1,7 @@
 // Log Cache read API client: `GET /api/v1/read/<source id>` page by page (limit 1000, ascending,
 // [start_time, end_time) in nanoseconds). The token and retries are the Cloud Controller client's.
 import { SourceError } from '../../../core/errors.js';
+import { LOG_CACHE } from '../../../core/reason-codes.js';
 import { parseReadBody } from './envelopes.js';
 
 /** Log Cache's largest page (README: "The max limit size is 1000"). */
@@ -23,7 +24,7 @@ export async function* readEnvelopes(get, { baseUrl, sourceId, start, end, signa
     const page = parseReadBody(body);
     if (!page)
       throw new SourceError(`log-cache: GET ${url.replace(baseUrl, '')} did not answer an envelope batch`, {
-        reason: 'bad_payload',
+        reason: LOG_CACHE.BAD_PAYLOAD,
       });
     const last = page.envelopes.length ? page.envelopes[page.envelopes.length - 1].timestamp : end;
     yield { ...page, position: last };

@@ -6,6 +6,7 @@
 //   "instance_id":"0","tags":{"source_type":"RTR",...},"log":{"payload":"<base64>","type":"OUT"}}]}}`,
 // gauges as `"gauge":{"metrics":{"cpu":{"unit":"percentage","value":12.5},"memory":{"unit":"bytes",...}}}`.
 import { parseGorouterLine } from '../router-logs/gorouter.js';
+import { LINE, LOG_CACHE } from '../../../core/reason-codes.js';
 
 /**
  * @typedef {object} Envelope
@@ -102,11 +103,11 @@ export function parseReadBody(body) {
  *   | { ok: false, reason: string, ignored: boolean }}
  */
 export function routerRequestFromEnvelope(envelope, options) {
-  if (!envelope.log) return { ok: false, reason: 'not_log', ignored: true };
-  if (envelope.tags.source_type !== 'RTR') return { ok: false, reason: 'not_rtr', ignored: true };
+  if (!envelope.log) return { ok: false, reason: LOG_CACHE.NOT_LOG, ignored: true };
+  if (envelope.tags.source_type !== 'RTR') return { ok: false, reason: LINE.NOT_RTR, ignored: true };
   const line = parseGorouterLine(Buffer.from(envelope.log.payload, 'base64').toString('utf8'), options);
   // An RTR message with nothing in it, as `cf logs` shows it (`[RTR/n] OUT`): no request, no loss.
-  if (!line.ok && line.reason === 'empty') return { ok: false, reason: 'empty_rtr', ignored: true };
+  if (!line.ok && line.reason === LINE.EMPTY) return { ok: false, reason: LINE.EMPTY_RTR, ignored: true };
   if (!line.ok) return { ok: false, reason: line.reason, ignored: false };
   line.record.appGuid ??= envelope.sourceId.toLowerCase();
   line.record.appName = envelope.tags.app_name ?? options.appName ?? null;

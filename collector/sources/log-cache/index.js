@@ -1,133 +1,84 @@
 // Source `log-cache`: for each watched app, the envelopes Log Cache holds since the last checkpoint
-// (it keeps minutes, in memory: a live source, not history). RTR lines -> router requests; container
-// gauges -> instance samples at the gauges' own timestamps. Same UAA token as the Cloud Controller.
+// (it keeps minutes, in memory: a live source, not history), as a paged source (core/types.js
+// PagedSource) per app. RTR lines -> router requests; container gauges -> instance samples at the
+// gauges' own timestamps, in a page of their own just before the router rows of the same read (a
+// crash in between reads both again; both writes ignore what is already there). Same UAA token as
+// the Cloud Controller.
 import { SourceError } from '../../../core/errors.js';
-import { readCheckpoint } from '../../../exporters/postgres/checkpoints.js';
-import { createPageWriter } from '../../../exporters/postgres/page-writer.js';
+import { LOG_CACHE } from '../../../core/reason-codes.js';
+import { LOG_CACHE_SETTLE_MS } from '../../../core/tunables.js';
 import { readEnvelopes } from './client.js';
 import { instanceSamplesFromGauges, routerRequestFromEnvelope } from './envelopes.js';
 
-/** Envelopes reach the cache a moment after they happen (agent batching): read up to now minus this. */
-const SETTLE_MS = 2000;
+/** @typedef {import('../../../core/types.js').SourcePage} SourcePage */
 
 /**
- * @typedef {object} LogCacheDeps
- * @property {import('pg').Pool} pool where the checkpoints are read
- * @property {import('../../../core/types.js').PageWriter} [writePage] default: the PostgreSQL page writer on `pool`
- * @property {(url: string, signal?: AbortSignal) => Promise<any>} get
+ * @typedef {object} LogCacheReader
+ * @property {(url: string, signal?: AbortSignal) => Promise<any>} get the JSON body of a GET with the UAA token
  * @property {string} baseUrl
- * @property {Pick<import('../../../core/types.js').Sink, 'write'>} [metrics] shown the newly stored router requests
- * @property {(reason: string, detail: string) => void} [warn]
+ * @property {Date} now
+ * @property {number} lookbackMs where an app without a checkpoint starts: now - lookback
+ * @property {string} [correlationField]
  */
 
 /**
- * One app from its checkpoint (or now - lookback) to now: each page committed with the checkpoint.
- * @param {{ guid: string, name: string }} app
- * @param {{ now: Date, lookbackMs: number, correlationField?: string, signal?: AbortSignal }} options
- * @param {LogCacheDeps} deps
+ * One app's envelopes from its checkpoint (or now - lookback) to now - settle, page by page; each
+ * page's position is the nanosecond timestamp it reached.
+ * @param {{ guid: string, name: string }} app @param {LogCacheReader} reader
+ * @returns {import('../../../core/types.js').PagedSource}
  */
-export async function ingestApp(app, options, deps) {
-  const key = `log-cache:${app.guid}`;
-  const writePage = deps.writePage ?? createPageWriter(deps.pool);
-  const end = BigInt(options.now.getTime() - SETTLE_MS) * 1_000_000n;
-  const saved = await readCheckpoint(deps.pool, key);
-  const lookbackStart = BigInt(options.now.getTime() - options.lookbackMs) * 1_000_000n;
-  const start = saved !== undefined && /^\d+$/.test(saved) ? BigInt(saved) : lookbackStart;
-  const result = {
-    envelopes: 0,
-    routerRequests: 0,
-    inserted: 0,
-    samples: 0,
-    skipped: /** @type {Map<string, number>} */ (new Map()),
+export function createLogCacheAppSource(app, { get, baseUrl, now, lookbackMs, correlationField }) {
+  const nanos = (/** @type {number} */ ms) => BigInt(ms) * 1_000_000n;
+  return {
+    name: 'log-cache',
+    checkpointKey: `log-cache:${app.guid}`,
+    async *readPages(checkpoint, { until, signal } = {}) {
+      const end = until ? BigInt(until) : nanos(now.getTime() - LOG_CACHE_SETTLE_MS);
+      const start =
+        checkpoint !== undefined && /^\d+$/.test(checkpoint) ? BigInt(checkpoint) : nanos(now.getTime() - lookbackMs);
+      if (start >= end) return;
+      for await (const page of readEnvelopes(get, { baseUrl, sourceId: app.guid, start, end, signal }))
+        yield* pagesOf(page, app, correlationField);
+      yield { kind: 'router_request', records: [], skipped: new Map(), read: 0, position: String(end) };
+    },
   };
-  const skip = (/** @type {string} */ reason, n = 1) =>
-    result.skipped.set(reason, (result.skipped.get(reason) ?? 0) + n);
-  if (start >= end) return result;
-  for await (const page of readEnvelopes(deps.get, {
-    baseUrl: deps.baseUrl,
-    sourceId: app.guid,
-    start,
-    end,
-    signal: options.signal,
-  })) {
-    if (page.invalid) skip('bad_envelope', page.invalid);
-    /** @type {import('../../../core/types.js').RouterRequest[]} */
-    const records = [];
-    for (const envelope of page.envelopes) {
-      const mapped = routerRequestFromEnvelope(envelope, {
-        correlationField: options.correlationField,
-        appName: app.name,
-      });
-      if (mapped.ok) records.push(mapped.record);
-      else if (!mapped.ignored) skip(mapped.reason);
-    }
-    const gauges = instanceSamplesFromGauges(page.envelopes, { appGuid: app.guid, appName: app.name });
-    if (gauges.invalid) skip('bad_instance_id', gauges.invalid);
-    // Samples first, then the router rows with the checkpoint: a crash in between re-reads the page,
-    // and both writes ignore what is already there.
-    if (gauges.samples.length) await writePage({ kind: 'instance_sample', records: gauges.samples });
-    const inserted = await writePage({
-      kind: 'router_request',
-      records,
-      checkpoint: { source: key, position: String(page.position) },
-      countOnly: !deps.metrics,
-    });
-    deps.metrics?.write(inserted.records);
-    result.envelopes += page.envelopes.length;
-    result.routerRequests += records.length;
-    result.inserted += inserted.count;
-    result.samples += gauges.samples.length;
-  }
-  await writePage({ kind: 'router_request', records: [], checkpoint: { source: key, position: String(end) } });
-  return result;
 }
 
 /**
- * Every app, one after the other; an app that fails (404: no log access) does not stop the others.
- * @param {Array<{ guid: string, name: string }>} apps
- * @param {{ now: Date, lookbackMs: number, correlationField?: string, signal?: AbortSignal }} options
- * @param {LogCacheDeps} deps
+ * One read answer -> its instance samples (no position of their own), then its router requests.
+ * @param {{ envelopes: any[], invalid: number, position: bigint }} page
+ * @param {{ guid: string, name: string }} app @param {string | undefined} correlationField
+ * @returns {Generator<SourcePage>}
  */
-export async function ingestApps(apps, options, deps) {
-  const total = { records: 0, inserted: 0, samples: 0, envelopes: 0 };
-  /** @type {Error[]} */
-  const failures = [];
-  for (const app of apps) {
-    try {
-      const r = await ingestApp(app, options, deps);
-      total.records += r.routerRequests + r.samples;
-      total.inserted += r.inserted;
-      total.samples += r.samples;
-      total.envelopes += r.envelopes;
-      for (const [reason, n] of r.skipped)
-        deps.warn?.(reason, `log-cache: ${n} envelopes of ${app.name} skipped: ${reason}`);
-    } catch (err) {
-      failures.push(explain(err, app));
-    }
+function* pagesOf(page, app, correlationField) {
+  /** @type {Map<string, number>} */
+  const skipped = new Map();
+  const skip = (/** @type {string} */ reason, n = 1) => skipped.set(reason, (skipped.get(reason) ?? 0) + n);
+  if (page.invalid) skip(LOG_CACHE.BAD_ENVELOPE, page.invalid);
+  /** @type {import('../../../core/types.js').RouterRequest[]} */
+  const records = [];
+  for (const envelope of page.envelopes) {
+    const mapped = routerRequestFromEnvelope(envelope, { correlationField, appName: app.name });
+    if (mapped.ok) records.push(mapped.record);
+    else if (!mapped.ignored) skip(mapped.reason);
   }
-  if (failures.length) {
-    throw new SourceError(
-      `${failures[0].message}${failures.length > 1 ? ` (and ${failures.length - 1} more apps)` : ''}`,
-      {
-        reason: /** @type {any} */ (failures[0]).reason ?? 'error',
-        cause: failures[0],
-      },
-    );
-  }
-  return total;
+  const gauges = instanceSamplesFromGauges(page.envelopes, { appGuid: app.guid, appName: app.name });
+  if (gauges.invalid) skip(LOG_CACHE.BAD_INSTANCE_ID, gauges.invalid);
+  if (gauges.samples.length) yield { kind: 'instance_sample', records: gauges.samples, skipped: new Map(), read: 0 };
+  yield { kind: 'router_request', records, skipped, read: page.envelopes.length, position: String(page.position) };
 }
 
 /**
  * A 404 from Log Cache means "no access to this source id" as often as "unknown".
  * @param {unknown} err @param {{ guid: string, name: string }} app
  */
-function explain(err, app) {
+export function explainReadError(err, app) {
   const status = /** @type {any} */ (err)?.status;
   if (status === 404) {
     return new SourceError(
       `log-cache: 404 for app ${app.name} (${app.guid}): the CF user may not read this app's logs ` +
         '(it needs a space developer or space auditor role, or the logs.admin scope)',
-      { reason: 'log_cache_no_access', cause: err },
+      { reason: LOG_CACHE.NO_ACCESS, cause: err },
     );
   }
   return err instanceof Error ? err : new Error(String(err));

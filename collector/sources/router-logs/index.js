@@ -1,28 +1,13 @@
 // Source `router-logs`: gorouter access logs from Elasticsearch/OpenSearch -> RouterRequest records,
-// read window by window, page by page.
+// a paged source (core/types.js PagedSource): read window by window, page by page.
 import { splitApps } from '../../../core/ids.js';
+import { SEARCH } from '../../../core/reason-codes.js';
 import { headerLogField } from './correlation-ids.js';
 import { fieldNamesFor, lineFieldsFor, mapDocument } from './documents.js';
 import { createSearchClient } from './search.js';
 
-/**
- * @typedef {object} RouterPage
- * @property {import('./gorouter.js').RouterRequest[]} records none when `encoded`
- * @property {import('../../../core/types.js').EncodedRows} [encoded] the records, encoded as they
- *   were mapped (readWindow's `encode`)
- * @property {Map<string, number>} skipped malformed or foreign documents by reason
- * @property {Map<string, SkippedExample>} examples the first skipped document of each reason
- * @property {string} lastTimestamp the sort timestamp of the page's last document (ISO): every
- *   document before it has been read
- * @property {number} total documents the window held
- * @property {number} documents documents in this page
- */
-
-/**
- * @typedef {object} SkippedExample
- * @property {string} id the document's `_index/_id`
- * @property {string[]} lookedIn the fields that were tried
- */
+/** @typedef {import('../../../core/types.js').SkippedExample} SkippedExample */
+/** @typedef {import('../../../core/types.js').SourcePage} SourcePage */
 
 /**
  * @typedef {object} RouterLogSourceDeps
@@ -46,84 +31,106 @@ export function createRouterLogSource(config, deps = {}) {
   const mapping = { fields, format, lineFields, correlationField: headerLogField(config.correlationHeader) };
   const debug = deps.log?.isLevelEnabled('debug') ? deps.log : undefined;
   const client = createSearchClient({ ...search, url: search.url }, deps);
-  // Only for skipped documents and debug lines: most documents never need it.
-  /** @param {{ _index?: string, _id?: string }} hit */
-  const idOf = (hit) => `${hit._index ?? '?'}/${hit._id ?? '?'}`;
-  const queryFor = (/** @type {string} */ from, /** @type {string} */ to) =>
-    windowQuery(fields, config.cf.apps, from, to);
+
+  /**
+   * The documents of [checkpoint, until), mapped, page by page in timestamp order; each page's
+   * position is the sort timestamp of its last document, the last (empty) page's is `until`. With
+   * `encode`, each record is handed to it as soon as it is mapped and the page carries what it
+   * returns instead of records: no record outlives V8's next young-generation collection, so none
+   * is copied or promoted (fewer and shorter collections, less CPU: bench/ingest.bench.js).
+   * @param {string | undefined} checkpoint @param {import('../../../core/types.js').ReadOptions} [options]
+   * @returns {AsyncGenerator<SourcePage>}
+   */
+  async function* readPages(checkpoint, { until, signal, encode } = {}) {
+    if (!checkpoint || !until) throw new Error('router-logs: readPages needs a window: a checkpoint and until');
+    const query = windowQuery(fields, config.cf.apps, checkpoint, until);
+    for await (const page of client.readAll({ query, sortField: fields.timestamp, signal }))
+      yield mapPage(page.hits, { mapping, debug, encode, until });
+    yield { kind: 'router_request', records: [], skipped: new Map(), read: 0, position: until };
+  }
 
   return {
     name: 'router-logs',
     client,
     /** Where the incremental reader keeps its position in ingest_checkpoints. */
     checkpointKey: `router-logs:${search.index}`,
+    readPages,
     /**
-     * The documents of [from, to), mapped, page by page in timestamp order. With `encode`, each
-     * record is handed to it as soon as it is mapped and the page carries what it returns instead of
-     * records: no record outlives V8's next young-generation collection, so none is copied or
-     * promoted (fewer and shorter collections, less CPU: bench/ingest.bench.js).
+     * The pages of [from, to) with the documents each held (readPages without its closing page).
      * @param {{ from: string, to: string, signal?: AbortSignal }} window
-     * @param {{ encode?: (records: Iterable<import('./gorouter.js').RouterRequest>, count: number) =>
-     *   import('../../../core/types.js').EncodedRows | undefined }} [options] `count`: the page's
-     *   documents, an upper bound of its records
-     * @returns {AsyncGenerator<RouterPage>}
+     * @param {{ encode?: (records: Iterable<any>, count: number) => import('../../../core/types.js').EncodedRows
+     *   | undefined }} [options]
      */
     async *readWindow({ from, to, signal }, { encode } = {}) {
-      for await (const page of client.readAll({
-        query: queryFor(from, to),
-        sortField: fields.timestamp,
-        signal,
-      })) {
-        /** @type {Map<string, number>} */
-        const skipped = new Map();
-        /** @type {Map<string, SkippedExample>} */
-        const examples = new Map();
-        const { hits } = page;
-        const documents = hits.length;
-        const lastSort = hits[documents - 1].sort?.[0];
-        let progress = 'not begun';
-        function* mapped() {
-          progress = 'begun';
-          for (let i = 0; i < documents; i++) {
-            const hit = hits[i];
-            // Each document is let go of once it is mapped: when V8 collects the young generation
-            // meanwhile, it copies only the rest of the page (bench/ingest.bench.js).
-            hits[i] = /** @type {any} */ (undefined);
-            const result = mapDocument(hit._source, mapping);
-            if (result.ok) {
-              debug?.debug({ id: idOf(hit), field: result.from }, 'router-logs: gorouter request read');
-              yield result.record;
-            } else {
-              skipped.set(result.reason, (skipped.get(result.reason) ?? 0) + 1);
-              if (!examples.has(result.reason))
-                examples.set(result.reason, { id: idOf(hit), lookedIn: result.lookedIn });
-              debug?.debug(
-                {
-                  id: idOf(hit),
-                  reason: result.reason,
-                  lookedIn: result.lookedIn,
-                  document: JSON.stringify(hit._source).slice(0, 500),
-                },
-                'router-logs: document skipped',
-              );
-            }
-          }
-          progress = 'done';
-        }
-        const encoded = encode?.(mapped(), documents);
-        // Each document is gone once mapped: an encoder that stopped early (or took the records and
-        // gave nothing back) would lose the rest, and the checkpoint would still move past them.
-        if (progress === 'begun' || (progress === 'done' && !encoded))
-          throw new Error('router-logs: encode must take every record of a page and return them encoded');
-        const records = encoded ? [] : [...mapped()];
-        const lastTimestamp = typeof lastSort === 'number' ? new Date(lastSort).toISOString() : String(lastSort ?? to);
-        yield { records, encoded, skipped, examples, lastTimestamp, total: page.total, documents };
-      }
+      const byKind =
+        encode &&
+        ((/** @type {any} */ _kind, /** @type {any} */ records, /** @type {number} */ count) => encode(records, count));
+      for await (const page of readPages(from, { until: to, signal, encode: byKind }))
+        if (page.read) yield { ...page, documents: page.read, lastTimestamp: page.position };
     },
+    /** A search context lost (an expired point in time, an interrupted scroll) is read again. */
+    resumable: (/** @type {unknown} */ err) => CONTEXT_LOST.has(/** @type {any} */ (err)?.reason),
     async close() {
       client.close();
     },
   };
+}
+
+const CONTEXT_LOST = new Set([SEARCH.PIT_EXPIRED, SEARCH.SEARCH_CONTEXT_LOST]);
+
+/** Only for skipped documents and debug lines: most documents never need it. */
+const idOf = (/** @type {{ _index?: string, _id?: string }} */ hit) => `${hit._index ?? '?'}/${hit._id ?? '?'}`;
+
+/**
+ * One page of search hits -> a SourcePage of router requests (encoded when `encode` is given).
+ * @param {any[]} hits emptied as they are mapped
+ * @param {{ mapping: Parameters<typeof mapDocument>[1], debug: import('pino').Logger | undefined,
+ *   encode: import('../../../core/types.js').ReadOptions['encode'], until: string }} options
+ * @returns {SourcePage}
+ */
+function mapPage(hits, { mapping, debug, encode, until }) {
+  /** @type {Map<string, number>} */
+  const skipped = new Map();
+  /** @type {Map<string, SkippedExample>} */
+  const examples = new Map();
+  const documents = hits.length;
+  const lastSort = hits[documents - 1].sort?.[0];
+  let progress = 'not begun';
+  function* mapped() {
+    progress = 'begun';
+    for (let i = 0; i < documents; i++) {
+      const hit = hits[i];
+      // Each document is let go of once it is mapped: when V8 collects the young generation
+      // meanwhile, it copies only the rest of the page (bench/ingest.bench.js).
+      hits[i] = undefined;
+      const result = mapDocument(hit._source, mapping);
+      if (result.ok) {
+        debug?.debug({ id: idOf(hit), field: result.from }, 'router-logs: gorouter request read');
+        yield result.record;
+        continue;
+      }
+      skipped.set(result.reason, (skipped.get(result.reason) ?? 0) + 1);
+      if (!examples.has(result.reason)) examples.set(result.reason, { id: idOf(hit), lookedIn: result.lookedIn });
+      debug?.debug(
+        {
+          id: idOf(hit),
+          reason: result.reason,
+          lookedIn: result.lookedIn,
+          document: JSON.stringify(hit._source).slice(0, 500),
+        },
+        'router-logs: document skipped',
+      );
+    }
+    progress = 'done';
+  }
+  const encoded = encode?.('router_request', mapped(), documents);
+  // Each document is gone once mapped: an encoder that stopped early (or took the records and
+  // gave nothing back) would lose the rest, and the checkpoint would still move past them.
+  if (progress === 'begun' || (progress === 'done' && !encoded))
+    throw new Error('router-logs: encode must take every record of a page and return them encoded');
+  const records = encoded ? [] : [...mapped()];
+  const position = typeof lastSort === 'number' ? new Date(lastSort).toISOString() : String(lastSort ?? until);
+  return { kind: 'router_request', records, encoded, skipped, examples, read: documents, position };
 }
 
 /**

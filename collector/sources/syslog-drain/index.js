@@ -1,5 +1,6 @@
 // Source `syslog-drain`: Cloud Foundry pushes every bound app's logs here (HTTPS on the collector's
-// own port, or TCP/TLS on DRAIN_TCP_PORT); RTR lines become router requests in PostgreSQL.
+// own port, or TCP/TLS on DRAIN_TCP_PORT); RTR lines become router requests, pushed into the
+// pipeline's page path (core/types.js OpenIntake).
 import { ConfigError } from '../../../core/errors.js';
 import { headerLogField } from '../router-logs/correlation-ids.js';
 import { createDrainHandler } from './http.js';
@@ -30,22 +31,18 @@ export function drainConfigured(config) {
 /**
  * @param {import('../../config/index.js').Config} config
  * @param {object} deps
- * @param {import('pg').Pool} deps.pool
- * @param {Promise<boolean>} [deps.schemaReady]
+ * @param {import('../../../core/types.js').OpenIntake} deps.openIntake where the records go (the pipeline's)
  * @param {import('pino').Logger} deps.log
  * @param {import('./receiver.js').DrainMetrics} [deps.metrics]
- * @param {import('../../../core/retry.js').BackoffOptions} [deps.backoff]
  */
-export async function startDrain(config, { pool, schemaReady, log, metrics, backoff }) {
+export async function startDrain(config, { openIntake, log, metrics }) {
   const drainLog = log.child({ source: 'syslog-drain' });
   const receiver = createDrainReceiver({
-    pool,
-    schemaReady,
+    openIntake,
     maxBuffered: config.drain.bufferRecords,
     correlationField: headerLogField(config.correlationHeader),
     log: drainLog,
     metrics,
-    backoff,
   });
   const handler = config.drain.token
     ? createDrainHandler({ token: config.drain.token, receiver, log: drainLog })

@@ -2,6 +2,7 @@
 // same gorouter parser as the file and search sources, so all three produce the same unique key.
 import { parseGorouterLine } from '../router-logs/gorouter.js';
 import { parseSyslogMessage, sourceOf } from './rfc5424.js';
+import { LINE } from '../../../core/reason-codes.js';
 
 /** The agent's tag element (rfc5424.go tagsStructuredDataID). */
 const TAGS_SD = 'tags@47450';
@@ -21,10 +22,10 @@ export function routerRequestFromSyslog(text, options) {
   const parsed = parseSyslogMessage(text);
   if (!parsed.ok) return { ok: false, reason: parsed.reason, ignored: false };
   const m = parsed.message;
-  if (sourceOf(m.procId).sourceType !== 'RTR') return { ok: false, reason: 'not_rtr', ignored: true };
+  if (sourceOf(m.procId).sourceType !== 'RTR') return { ok: false, reason: LINE.NOT_RTR, ignored: true };
   const line = parseGorouterLine(m.message, options);
   // An RTR message with nothing in it, as `cf logs` shows it (`[RTR/n] OUT`): no request, no loss.
-  if (!line.ok && line.reason === 'empty') return { ok: false, reason: 'empty_rtr', ignored: true };
+  if (!line.ok && line.reason === LINE.EMPTY) return { ok: false, reason: LINE.EMPTY_RTR, ignored: true };
   if (!line.ok) return { ok: false, reason: line.reason, ignored: false };
   const tags = m.structuredData.get(TAGS_SD);
   // The line's app_id is the key the other sources use; the APP-NAME field (the source id) stands in

@@ -8,6 +8,7 @@
 // - https:// posts one message per request; https-batch:// concatenates messages (up to 512 KiB,
 //   or what one second gathered) into one body with nothing between them but each message's newline;
 // - syslog:// and syslog-tls:// write RFC 6587 octet counting: `<byte length> <message>`.
+import { DRAIN } from '../../../core/reason-codes.js';
 
 /**
  * @typedef {object} SyslogMessage
@@ -74,12 +75,12 @@ function parseStructuredData(text, start) {
  */
 export function parseSyslogMessage(text) {
   const head = HEADER.exec(text);
-  if (!head) return { ok: false, reason: 'not_rfc5424' };
+  if (!head) return { ok: false, reason: DRAIN.NOT_RFC5424 };
   const sd = parseStructuredData(text, head[0].length);
-  if (!sd) return { ok: false, reason: 'bad_structured_data' };
+  if (!sd) return { ok: false, reason: DRAIN.BAD_STRUCTURED_DATA };
   let message = text.slice(sd.end);
   if (message.startsWith(' ')) message = message.slice(1);
-  else if (message !== '' && message !== '\n') return { ok: false, reason: 'bad_structured_data' };
+  else if (message !== '' && message !== '\n') return { ok: false, reason: DRAIN.BAD_STRUCTURED_DATA };
   if (message.endsWith('\n')) message = message.slice(0, -1);
   return {
     ok: true,
@@ -120,6 +121,19 @@ export function sourceOf(procId) {
 /** A length prefix: 1-9 digits, a space, and the message's header start. */
 const LENGTH_PREFIX = /^([1-9]\d{0,8}) /;
 const RESYNC = /[1-9]\d{0,8} <\d{1,3}>1 /g;
+
+/**
+ * Garbage at the head of `data`: skipped up to the next plausible frame start or, none in sight, up
+ * to a short tail kept for the next chunk (a frame start may be split across the two).
+ * @param {Buffer} data @returns {{ skipped: number, rest: Buffer | undefined, keep: Buffer }}
+ */
+function skipGarbage(data) {
+  RESYNC.lastIndex = 1;
+  const next = RESYNC.exec(data.toString('latin1'));
+  if (next) return { skipped: next.index, rest: data.subarray(next.index), keep: Buffer.alloc(0) };
+  const keep = Math.min(24, data.length);
+  return { skipped: data.length - keep, rest: undefined, keep: Buffer.from(data.subarray(data.length - keep)) };
+}
 
 /**
  * RFC 6587 octet counting over a byte stream that arrives in arbitrary pieces. Garbage (a frame
@@ -172,7 +186,7 @@ export function createOctetCountingFramer({ maxMessageBytes }) {
         const length = Number(prefix[1]);
         data = data.subarray(prefix[0].length);
         if (length > maxMessageBytes) {
-          frames.push({ kind: 'error', reason: 'too_large', bytes: length });
+          frames.push({ kind: 'error', reason: DRAIN.TOO_LARGE, bytes: length });
           skipping = length;
         } else {
           expected = length;
@@ -186,19 +200,13 @@ export function createOctetCountingFramer({ maxMessageBytes }) {
         pending = Buffer.from(data);
         return frames;
       }
-      // Garbage: skip to the next plausible frame start.
-      const text = data.toString('latin1');
-      RESYNC.lastIndex = 1;
-      const next = RESYNC.exec(text);
-      if (!next) {
-        // Keep a short tail: a frame start may be split across this chunk and the next.
-        const keep = Math.min(24, data.length);
-        if (data.length > keep) frames.push({ kind: 'error', reason: 'bad_frame', bytes: data.length - keep });
-        pending = Buffer.from(data.subarray(data.length - keep));
+      const garbage = skipGarbage(data);
+      if (garbage.skipped > 0) frames.push({ kind: 'error', reason: DRAIN.BAD_FRAME, bytes: garbage.skipped });
+      if (!garbage.rest) {
+        pending = garbage.keep;
         return frames;
       }
-      frames.push({ kind: 'error', reason: 'bad_frame', bytes: next.index });
-      data = data.subarray(next.index);
+      data = garbage.rest;
     }
   }
 

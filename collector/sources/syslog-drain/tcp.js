@@ -7,6 +7,7 @@ import tls from 'node:tls';
 import { once } from 'node:events';
 import { ConfigError } from '../../../core/errors.js';
 import { createOctetCountingFramer } from './rfc5424.js';
+import { DRAIN } from '../../../core/reason-codes.js';
 
 /** Larger than any gorouter line with many logged headers; a longer frame is skipped and counted. */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
@@ -50,7 +51,7 @@ export async function startTcpDrain({ port, host, tls: tlsFiles, receiver, log }
     socket.on('close', () => {
       sockets.delete(socket);
       paused.delete(socket);
-      if (framer.buffered > 0) receiver.rejectFrame('incomplete_frame');
+      if (framer.buffered > 0) receiver.rejectFrame(DRAIN.INCOMPLETE_FRAME);
     });
   };
 

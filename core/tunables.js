@@ -1,0 +1,41 @@
+// The sizes and times that trade memory, speed and latency against each other, in one place.
+// Settings a user may change live in collector/config/settings.js; these are the fixed ones.
+
+/** PostgreSQL connections a process holds at most (writes in flight, the drain, queries). */
+export const POOL_SIZE = 4;
+
+/** Router requests per page of a line source (file, stdin) before it is written. */
+export const LINE_PAGE_ROWS = 5000;
+
+/**
+ * Pages written at once on the page path: page n is copied while n-1 commits and n+1 is read
+ * (pipeline/ordered-writes.js keeps their rows and commits in order).
+ */
+export const WRITES_IN_FLIGHT = 2;
+
+/**
+ * Reads of a window again after its search context was lost (an expired point in time, an
+ * interrupted scroll); each resumes from the last committed page.
+ */
+export const CONTEXT_REOPENS = 3;
+
+/** Characters of a skipped line shown as an example. */
+export const LINE_EXAMPLE_CHARS = 80;
+
+/** Log Cache envelopes reach the cache a moment after they happen (agent batching): read up to now minus this. */
+export const LOG_CACHE_SETTLE_MS = 2000;
+
+/** Drain: a batch smaller than DRAIN_BATCH_ROWS waits at most this long. */
+export const DRAIN_FLUSH_INTERVAL_MS = 250;
+/** Drain: router requests per COPY. */
+export const DRAIN_BATCH_ROWS = 5000;
+/**
+ * Drain: a write waits this long for the migrations, then fails (and is retried with backoff):
+ * a write that waited without limit would leave the drain reporting ok while it refuses everything.
+ */
+export const DRAIN_SCHEMA_WAIT_MS = 5000;
+
+/** `collect` stops within this budget (the platform's grace before SIGKILL is longer). */
+export const SHUTDOWN_BUDGET_MS = 10_000;
+/** After this long a poll in flight at shutdown is aborted, leaving time to flush and close. */
+export const POLL_GRACE_MS = 5_000;

@@ -1,0 +1,71 @@
+// Skip and error reasons come from one frozen module: every reason the parsers give for bad input
+// is one of its codes, so a dashboard or alert never names a reason no source gives.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseGorouterLine } from '../../collector/sources/router-logs/gorouter.js';
+import { mapDocument } from '../../collector/sources/router-logs/documents.js';
+import { routerRequestFromSyslog } from '../../collector/sources/syslog-drain/records.js';
+import { createOctetCountingFramer } from '../../collector/sources/syslog-drain/rfc5424.js';
+import { routerRequestFromEnvelope } from '../../collector/sources/log-cache/envelopes.js';
+import * as codes from '../../core/reason-codes.js';
+
+const LINE =
+  'app.example.com - [2025-09-18T05:32:10.722911143Z] "GET / HTTP/1.1" 200 0 323 "-" "curl" "10.0.0.1:1" ' +
+  '"10.0.0.2:2" x_forwarded_for:"-" x_forwarded_proto:"https" vcap_request_id:"b8fb3d83-ae6a-43ca-5b91-591aadde8c06" ' +
+  'response_time:0.025501 gorouter_time:0.000085 app_id:"1ec90566-397f-4238-a452-ad4d246f73e4" app_index:"0"';
+
+describe('reason codes', () => {
+  it('are frozen', () => {
+    for (const [name, value] of Object.entries(codes)) {
+      if (value instanceof Set) continue;
+      assert.ok(Object.isFrozen(value), `${name} is frozen`);
+    }
+    assert.throws(() => {
+      /** @type {any} */ (codes.LINE).NEW = 'new';
+    });
+  });
+
+  it('name every reason the parsers give for bad input', () => {
+    const reasons = new Set();
+    const lines = [
+      '',
+      'hello',
+      '2025-09-18T05:32:10.74+0000 [APP/PROC/WEB/0] OUT hi',
+      '2025-09-18T05:32:10.74+0000 [RTR/1] OUT ',
+      'app.example.com - [2025-09-18T05:32:10.7229',
+      LINE.replace('2025-09-18T05:32:10.722911143Z', 'yesterday'),
+      LINE.replace('" 200 ', '" abc '),
+      LINE.replace(' 0 323 ', ' x y '),
+      LINE.replace('response_time:0.025501', 'response_time:fast'),
+      LINE.slice(0, LINE.indexOf('"10.0.0.1')),
+    ];
+    for (const line of lines) {
+      const parsed = parseGorouterLine(line);
+      if (!parsed.ok) reasons.add(parsed.reason);
+    }
+    for (const document of [null, {}, { message: 'hello' }, { '@message': 'hello' }]) {
+      for (const format of /** @type {const} */ (['auto', 'raw', 'logsearch'])) {
+        const mapped = mapDocument(document, { format, fields: /** @type {any} */ ({}), lineFields: ['message'] });
+        if (!mapped.ok) reasons.add(mapped.reason);
+      }
+    }
+    for (const message of [
+      'hello',
+      '<14>1 2025-09-18T05:32:10Z host app [APP/PROC/WEB/0] - [x] hi',
+      '<14>1 - - - [RTR/0] - - ',
+    ]) {
+      const result = routerRequestFromSyslog(message, {});
+      if (!result.ok) reasons.add(result.reason);
+    }
+    const framer = createOctetCountingFramer({ maxMessageBytes: 10 });
+    for (const frame of framer.push(Buffer.from('garbage 99 <14>1 aaaaaaaaaaaaaaaaaaaaaaaa'))) {
+      if (frame.kind === 'error') reasons.add(frame.reason);
+    }
+    for (const envelope of [{ tags: {} }, { log: { payload: '' }, tags: { source_type: 'APP' } }]) {
+      const result = routerRequestFromEnvelope(/** @type {any} */ (envelope), {});
+      if (!result.ok) reasons.add(result.reason);
+    }
+    assert.ok(reasons.size >= 10, [...reasons].join(', '));
+    for (const reason of reasons) assert.ok(codes.ALL_REASONS.has(reason), `${reason} is in core/reason-codes.js`);
+  });
+});
