@@ -1,11 +1,9 @@
 // The Prometheus sink's metric definitions, one function per family, each registered on the given registry.
 // Families are defined in a fixed order, which is the order /metrics lists them in.
 import client from 'prom-client';
+import { LATENCY_BUCKETS } from '../core/latency-buckets.js';
 
 const INSTANCE_LABELS = /** @type {const} */ (['app', 'app_guid', 'process_type', 'instance_index']);
-
-/** Latency buckets, 1 ms to 30 s, for the router and the load generator alike (so they compare). */
-export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** Gauge name -> help and the sample field it shows. */
 const INSTANCE_GAUGES = /** @type {const} */ ([
@@ -131,7 +129,7 @@ export function defineRouterMetrics(registry) {
       name: 'paasmon_router_response_time_seconds',
       help: 'Router response time (gorouter response_time) of ingested requests, seconds.',
       labelNames: ['app', 'status_class'],
-      buckets: LATENCY_BUCKETS,
+      buckets: [...LATENCY_BUCKETS],
       registers: [registry],
     }),
     requests: new client.Counter({
@@ -169,7 +167,7 @@ export function defineLoadgenMetrics(registry) {
       name: 'paasmon_loadgen_request_duration_seconds',
       help: 'End-to-end time of load-generator requests, seconds.',
       labelNames: ['run', 'status_class'],
-      buckets: LATENCY_BUCKETS,
+      buckets: [...LATENCY_BUCKETS],
       registers: [registry],
     }),
     requests: new client.Counter({

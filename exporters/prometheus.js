@@ -12,8 +12,6 @@ import {
   defineSelfMetrics,
 } from './prometheus-metrics.js';
 
-export { LATENCY_BUCKETS } from './prometheus-metrics.js';
-
 /** @typedef {ReturnType<typeof defineInstanceMetrics>} InstanceMetrics */
 /** @typedef {ReturnType<typeof defineRouterMetrics>} RouterMetrics */
 /** @typedef {ReturnType<typeof defineLoadgenMetrics>} LoadgenMetrics */

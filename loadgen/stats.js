@@ -2,7 +2,7 @@
 // mean and standard deviation, status codes and error kinds; in the open model also how late each
 // request was sent against its schedule.
 import * as hdr from 'hdr-histogram-js';
-import { LATENCY_BUCKETS } from '../exporters/prometheus.js';
+import { LATENCY_BUCKETS } from '../core/latency-buckets.js';
 
 /** Upper bounds (ms) of the latency histogram: the buckets of the Prometheus histograms. */
 export const BUCKET_BOUNDS_MS = LATENCY_BUCKETS.map((s) => s * 1000);
