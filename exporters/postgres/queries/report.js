@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { withClient } from '../client.js';
+import { VIEWS_DIR, viewFiles } from '../migrate.js';
 
 export const QUERIES_DIR = fileURLToPath(new URL('../../../sql/queries/', import.meta.url));
 
@@ -141,10 +142,14 @@ export async function loadReportData(pool, runIds, { trim, recompute = false, lo
   return { ...data, stored: runIds.filter((id) => !missing.includes(id)) };
 }
 
-/** md5 of the text of the query files the report runs: editing one makes stored figures stale. */
+/**
+ * md5 of the text of the query files the report runs and of the views and functions they call:
+ * editing one makes stored figures stale.
+ */
 function queriesDigest() {
   const hash = createHash('md5');
   for (const file of Object.values(PARTS)) hash.update(loadSqlQuery(file).text);
+  for (const file of viewFiles()) hash.update(fs.readFileSync(`${VIEWS_DIR}${file}`, 'utf8'));
   return hash.digest('hex');
 }
 
