@@ -3,6 +3,7 @@
 -- router did not log it; ordered-set aggregates skip NULLs), in one pass over the run's rows.
 -- e2e_pct: p50, p90, p95, p99 of duration_ms; router_pct: p50, p95, p99 of response_time_ms
 -- (percentile_cont). errors: no response (status 0) or a 5xx; successful: status 1..499.
+-- known_requests: the run's count of requests when the caller has it (else counted here).
 -- With breakdowns, the same pass also gives, as JSON arrays of rows, what sql/queries/errors.sql
 -- and sql/queries/paths.sql give for the window (same columns, same order); else they are NULL.
 -- The router records are joined by a hash join on the correlation id (one scan of each side)
@@ -14,7 +15,7 @@
 -- breakdowns, the joined rows are kept (a CTE read three times) instead of joined three times.
 CREATE OR REPLACE FUNCTION run_request_figures(
   run bigint, from_ts timestamptz DEFAULT '-infinity', to_ts timestamptz DEFAULT 'infinity',
-  breakdowns boolean DEFAULT false)
+  breakdowns boolean DEFAULT false, known_requests bigint DEFAULT NULL)
 RETURNS TABLE (
   requests bigint, successful bigint, errors bigint, timeouts bigint, first_sent timestamptz, last_done timestamptz,
   e2e_mean_ms double precision, e2e_pct double precision[], e2e_max_ms double precision,
@@ -73,10 +74,12 @@ DECLARE
            FROM j WHERE w AND matched GROUP BY path) p
      WHERE p.busiest <= 20)
   $sql$;
-  run_requests bigint;
+  run_requests bigint := known_requests;
   joined_rows bigint;
 BEGIN
-  SELECT count(*) INTO run_requests FROM loadgen_requests l WHERE l.run_id = run;
+  IF run_requests IS NULL THEN
+    SELECT count(*) INTO run_requests FROM loadgen_requests l WHERE l.run_id = run;
+  END IF;
   EXECUTE format(pass, 'LEFT JOIN router_requests x ON x.correlation_id = l.correlation_id',
                  CASE WHEN breakdowns THEN breakdown ELSE 'NULL::json, NULL::json' END)
     INTO requests, successful, errors, timeouts, first_sent, last_done, e2e_mean_ms, e2e_pct, e2e_max_ms,

@@ -62,15 +62,29 @@ LANGUAGE sql STABLE AS $$
            WHERE s.app_name = t.app_name AND s.ts BETWEEN w.span_start AND w.span_end AND s.cpu_percent IS NOT NULL)
          END
   FROM test_runs t
-  JOIN (SELECT sw.*, extract(epoch FROM sw.window_end - sw.window_start)::double precision AS window_s
-        FROM steady_windows(run_ids, trim_fraction) sw) w ON w.run_id = t.id
+  -- The run's span and steady window as steady_windows() gives them, and its count of requests
+  -- from the same read (run_request_figures needs it).
+  CROSS JOIN LATERAL (
+    SELECT coalesce(min(l.started_at), t.started_at) AS span_start,
+           coalesce(max(l.started_at + l.duration_ms * interval '1 millisecond'), t.ended_at, now()) AS span_end,
+           count(*) AS run_requests
+    FROM loadgen_requests l WHERE l.run_id = t.id
+  ) s
+  CROSS JOIN LATERAL (
+    SELECT s.span_start, s.span_end, s.span_start + (s.span_end - s.span_start) * trim_fraction AS window_start,
+           s.span_end - (s.span_end - s.span_start) * trim_fraction AS window_end
+  ) sw
+  CROSS JOIN LATERAL (
+    SELECT sw.*, extract(epoch FROM sw.window_end - sw.window_start)::double precision AS window_s
+  ) w
   -- One pass over the window's requests with their router records (run_request_figures).
-  CROSS JOIN LATERAL run_request_figures(t.id, w.window_start, w.window_end, breakdowns) lg
+  CROSS JOIN LATERAL run_request_figures(t.id, w.window_start, w.window_end, breakdowns, s.run_requests) lg
   CROSS JOIN LATERAL (
     SELECT count(*) AS polls, avg(u.cpu_percent) AS cpu_percent_avg, max(u.cpu_percent) AS cpu_percent_peak,
            avg(u.mem_bytes) AS mem_bytes_avg, max(u.mem_bytes) AS mem_bytes_peak
     FROM app_usage(t.app_name, w.window_start, w.window_end) u
   ) c
+  WHERE t.id = ANY (run_ids)
   ORDER BY t.id
 $$;
 
