@@ -68,7 +68,7 @@ export async function migrate(pool, log) {
         RUNNER_TRANSACTION.has(args[0]) ? Promise.resolve({ rows: [], rowCount: 0 }) : query(...args),
     });
     // Several paasmon processes (load-generator instances, collectors) may start together.
-    await query(`SELECT pg_advisory_lock(${PG_MIGRATE_LOCK_ID})`);
+    await query('SELECT pg_advisory_lock($1::bigint)', [String(PG_MIGRATE_LOCK_ID)]);
     try {
       await query('BEGIN');
       const done = await runner({
@@ -94,7 +94,7 @@ export async function migrate(pool, log) {
       await client.query('ROLLBACK').catch(() => {});
       throw err;
     } finally {
-      await client.query(`SELECT pg_advisory_unlock(${PG_MIGRATE_LOCK_ID})`).catch(() => {});
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [String(PG_MIGRATE_LOCK_ID)]).catch(() => {});
     }
   }).catch((err) => {
     // Not connected (refused password, no such database): no migration ran; the caller names the server.

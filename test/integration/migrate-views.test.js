@@ -203,3 +203,24 @@ test('a view changed by hand is put back to its sql/views definition by the next
     await pool.end();
   }
 });
+
+test('a view file the database refuses fails the migrate naming the file, and nothing of it stays', async () => {
+  const pool = await databasePool('refused');
+  try {
+    // A function of a user's, in the way of one of sql/views with another result type.
+    await pool.query(
+      'CREATE FUNCTION run_request_figures(bigint, timestamptz, timestamptz, boolean, bigint) RETURNS integer ' +
+        'LANGUAGE sql AS $$ SELECT 1 $$',
+    );
+    await assert.rejects(migrate(pool, silent), (/** @type {any} */ err) => {
+      assert.equal(err.name, 'MigrationError');
+      assert.match(err.message, /^postgres: sql\/views\/15_run_request_figures\.sql failed: .*\(SQLSTATE 42P13\)$/);
+      return true;
+    });
+    // One transaction: the numbered migrations before it are not recorded either.
+    const { rows } = await pool.query(`SELECT to_regclass('paasmon_migrations') AS t, to_regclass('test_runs') AS r`);
+    assert.deepEqual(rows, [{ t: null, r: null }]);
+  } finally {
+    await pool.end();
+  }
+});
