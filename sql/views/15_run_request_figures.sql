@@ -6,11 +6,13 @@
 -- known_requests: the run's count of requests when the caller has it (else counted here).
 -- With breakdowns, the same pass also gives, as JSON arrays of rows, what sql/queries/errors.sql
 -- and sql/queries/paths.sql give for the window (same columns, same order); else they are NULL.
--- The router records are joined by a hash join on the correlation id (one scan of each side)
--- rather than one index lookup per request; when a correlation id has a second router record (an
--- app that forwarded the header on a call of its own) that join counts the request twice, which
--- the count of joined rows against the run's requests shows: the pass is then made again with a
--- lookup of the first record per request (router_record). The rows outside the window are joined
+-- A run of many requests against the router records joins them by hash on the correlation id (one
+-- scan of each side) rather than one index lookup per request; a run small beside the router
+-- records (fewer requests than a twentieth of them, by the table's statistics) looks each
+-- request's record up (router_record), a cost in proportion to the run. When a correlation id has
+-- a second router record (an app that forwarded the header on a call of its own) the hash join
+-- counts the request twice, which the count of joined rows against the run's requests shows: the
+-- pass is then made again with the lookups. The rows outside the window are joined
 -- too, for that count over the whole run, and left out of every figure by FILTER. With
 -- breakdowns, the joined rows are kept (a CTE read three times) instead of joined three times.
 CREATE OR REPLACE FUNCTION run_request_figures(
@@ -74,13 +76,20 @@ DECLARE
            FROM j WHERE w AND matched GROUP BY path) p
      WHERE p.busiest <= 20)
   $sql$;
+  lookup CONSTANT text := 'LEFT JOIN LATERAL router_record(l.correlation_id) x ON true';
   run_requests bigint := known_requests;
+  router_rows double precision;
   joined_rows bigint;
 BEGIN
   IF run_requests IS NULL THEN
     SELECT count(*) INTO run_requests FROM loadgen_requests l WHERE l.run_id = run;
   END IF;
-  EXECUTE format(pass, 'LEFT JOIN router_requests x ON x.correlation_id = l.correlation_id',
+  -- The statistics' row count of the table (and of its partitions, if it has any).
+  SELECT sum(greatest(c.reltuples, 0)) INTO router_rows FROM pg_class c
+  WHERE c.oid = 'router_requests'::regclass
+     OR c.oid IN (SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent = 'router_requests'::regclass);
+  EXECUTE format(pass, CASE WHEN run_requests * 20 < router_rows THEN lookup
+                            ELSE 'LEFT JOIN router_requests x ON x.correlation_id = l.correlation_id' END,
                  CASE WHEN breakdowns THEN breakdown ELSE 'NULL::json, NULL::json' END)
     INTO requests, successful, errors, timeouts, first_sent, last_done, e2e_mean_ms, e2e_pct, e2e_max_ms,
          e2e_stddev_ms, router_records, router_mean_ms, router_pct, gorouter_mean_ms, outside_router_mean_ms,
@@ -88,7 +97,7 @@ BEGIN
     USING run, from_ts, to_ts;
   -- More joined rows than requests: some request has two router records; only the first counts.
   IF joined_rows > run_requests THEN
-    EXECUTE format(pass, 'LEFT JOIN LATERAL router_record(l.correlation_id) x ON true',
+    EXECUTE format(pass, lookup,
                    CASE WHEN breakdowns THEN breakdown ELSE 'NULL::json, NULL::json' END)
       INTO requests, successful, errors, timeouts, first_sent, last_done, e2e_mean_ms, e2e_pct, e2e_max_ms,
            e2e_stddev_ms, router_records, router_mean_ms, router_pct, gorouter_mean_ms, outside_router_mean_ms,
