@@ -1,13 +1,16 @@
-// The schema: sql/migrations/*.sql applied in order by node-pg-migrate, recorded in paasmon_migrations.
+// The schema: the tables by sql/migrations/*.sql applied in order by node-pg-migrate, recorded in
+// paasmon_migrations; then the views and SQL functions of sql/views/*.sql, every file on every
+// migrate in name order, so their current definition is the file's. All in one transaction.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runner } from 'node-pg-migrate';
+import { PG_MIGRATE_LOCK_ID, runner } from 'node-pg-migrate';
 import { retry } from '../../core/retry.js';
 import { isConnectionError, withClient } from './client.js';
 import { preparePartitions } from './partitions.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../sql/migrations/', import.meta.url));
+export const VIEWS_DIR = fileURLToPath(new URL('../../sql/views/', import.meta.url));
 const MIGRATIONS_TABLE = 'paasmon_migrations';
 
 /** A migration the database refused (not a lost connection): retrying it would fail the same way. */
@@ -26,10 +29,22 @@ function migrationFile(name) {
   return `sql/migrations/${file}`;
 }
 
+/** The view and function files, in the order they are applied. */
+export function viewFiles() {
+  return fs
+    .readdirSync(VIEWS_DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
+}
+
+// The runner's own transaction statements: the whole migrate is one transaction of ours instead.
+const RUNNER_TRANSACTION = new Set(['BEGIN', 'COMMIT', 'ROLLBACK']);
+
 /**
- * Applies pending migrations under an advisory lock (safe with several collectors). A lost
- * connection is thrown as it came (isConnectionError tells it); anything else the database refused
- * becomes a MigrationError whose one-line message names the migration file and the server's error.
+ * Applies pending migrations, then every file of sql/views, in one transaction under the advisory
+ * lock node-pg-migrate uses (safe with several collectors: the second waits, then finds nothing to
+ * migrate). A lost connection is thrown as it came (isConnectionError tells it); anything else the
+ * database refused becomes a MigrationError whose one-line message names the file and the server's error.
  * @param {import('pg').Pool} pool @param {import('pino').Logger} log
  * @returns {Promise<string[]>} names of the migrations applied now
  */
@@ -39,37 +54,60 @@ export async function migrate(pool, log) {
   /** @type {unknown} */
   let refused;
   let connected = false;
-  const applied = await withClient(pool, (client) => {
+  const applied = await withClient(pool, async (client) => {
     connected = true;
+    /** @param {any[]} args */
+    const query = (...args) =>
+      /** @type {Promise<any>} */ (/** @type {any} */ (client.query)(...args)).catch((err) => {
+        refused ??= err; // the first: after it, every statement fails on the aborted transaction
+        throw err;
+      });
     // node-pg-migrate wraps some statement errors in a message holding their stack and drops the
     // error itself: the statement's own error is kept here as it passes.
     const dbClient = /** @type {any} */ ({
       query: (/** @type {any[]} */ ...args) =>
-        /** @type {Promise<any>} */ (/** @type {any} */ (client.query)(...args)).catch((err) => {
-          refused ??= err; // the first: after it, the runner's unlock fails on the aborted transaction
-          throw err;
-        }),
+        RUNNER_TRANSACTION.has(args[0]) ? Promise.resolve({ rows: [], rowCount: 0 }) : query(...args),
     });
-    return runner({
-      dbClient,
-      dir: MIGRATIONS_DIR,
-      direction: 'up',
-      migrationsTable: MIGRATIONS_TABLE,
-      checkOrder: true,
-      // Several paasmon processes (load-generator instances, collectors) may start together.
-      advisoryLockMode: 'wait',
-      log: (message) => {
-        current = /^### MIGRATION (\S+) \(UP\) ###$/.exec(message)?.[1] ?? current;
-        log.debug({ migration: message }, 'migrate');
-      },
-    });
+    // Several paasmon processes (load-generator instances, collectors) may start together.
+    await query('SELECT pg_advisory_lock($1::bigint)', [String(PG_MIGRATE_LOCK_ID)]);
+    try {
+      await query('BEGIN');
+      const done = await runner({
+        dbClient,
+        dir: MIGRATIONS_DIR,
+        direction: 'up',
+        migrationsTable: MIGRATIONS_TABLE,
+        checkOrder: true,
+        noLock: true,
+        singleTransaction: true,
+        log: (message) => {
+          current = /^### MIGRATION (\S+) \(UP\) ###$/.exec(message)?.[1] ?? current;
+          log.debug({ migration: message }, 'migrate');
+        },
+      });
+      for (const file of viewFiles()) {
+        current = `sql/views/${file}`;
+        await query(fs.readFileSync(path.join(VIEWS_DIR, file), 'utf8'));
+      }
+      await query('COMMIT');
+      return done;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [String(PG_MIGRATE_LOCK_ID)]).catch(() => {});
+    }
   }).catch((err) => {
     // Not connected (refused password, no such database): no migration ran; the caller names the server.
     if (!connected) throw err;
     const cause = refused ?? err;
     if (isConnectionError(cause)) throw cause;
     if (isConnectionError(err)) throw err;
-    const what = current ? `migration ${migrationFile(current)}` : `migrations (table ${MIGRATIONS_TABLE})`;
+    const what = current
+      ? current.startsWith('sql/views/')
+        ? current
+        : `migration ${migrationFile(current)}`
+      : `migrations (table ${MIGRATIONS_TABLE})`;
     throw new MigrationError(`postgres: ${what} failed: ${describeRefusal(cause)}`, { migration: current, cause });
   });
   // The coming days' partitions exist before any writer needs them (partitions.js).

@@ -36,35 +36,57 @@ export async function recentCorrelationCounts(pool, hours) {
  * @returns {Promise<Array<CorrelationCount>>}
  */
 export async function correlationCounts(pool, runId) {
-  // router_only looks the router records of the run up by app and time, and their claim among the
-  // load-generator requests of the runs overlapping that time (5 minutes of slack for the clocks
-  // of load generator and router), by the primary key (run_id, correlation_id): a cost in
-  // proportion to the run, where a lookup by correlation id alone read every run's requests.
-  const { rows } = await pool.query(
+  // The runs first, then each run's counts in a query of its own: with the run's app, times and
+  // claimants as values, the planner joins the request tables by hash (one scan of each side);
+  // as columns of an outer query they were looked up row by row. router_only: the router records
+  // of the run's app inside its time that no load-generator request of the runs overlapping that
+  // time (5 minutes of slack for the clocks of load generator and router) claims.
+  const { rows: runs } = await pool.query(
     `
     WITH runs AS (
       SELECT t.id, t.label, t.app_name, t.started_at, t.meta->>'tool' AS tool,
              coalesce(t.ended_at, (SELECT max(started_at + duration_ms * interval '1 millisecond')
                                    FROM loadgen_requests l WHERE l.run_id = t.id)) AS ended_at
       FROM test_runs t WHERE $1::bigint IS NULL OR t.id = $1
-    ), claimants AS (
-      SELECT r.*, ARRAY(SELECT o.id FROM test_runs o
-                        WHERE o.started_at <= r.ended_at + interval '5 minutes'
-                          AND coalesce(o.ended_at, 'infinity') >= r.started_at - interval '5 minutes') AS run_ids
-      FROM runs r
     )
-    SELECT r.id AS run_id, r.label, r.tool,
-      (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = r.id)::int AS requests,
-      (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = r.id AND l.tool IS NOT NULL
-         AND l.correlation_id LIKE 'row-%')::int AS without_ids,
-      (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = r.id
-         AND EXISTS (SELECT 1 FROM router_requests x WHERE x.correlation_id = l.correlation_id))::int AS matched,
-      (SELECT count(*) FROM router_requests x WHERE x.app_name = r.app_name
-         AND x.received_at >= r.started_at AND x.received_at <= r.ended_at
-         AND NOT EXISTS (SELECT 1 FROM loadgen_requests l
-                         WHERE l.run_id = ANY (r.run_ids) AND l.correlation_id = x.correlation_id))::int AS router_only
-    FROM claimants r ORDER BY r.id`,
+    SELECT r.id AS run_id, r.label, r.tool, r.app_name, r.started_at::text AS started_at, r.ended_at::text AS ended_at,
+           ARRAY(SELECT o.id FROM test_runs o
+                 WHERE o.started_at <= r.ended_at + interval '5 minutes'
+                   AND coalesce(o.ended_at, 'infinity') >= r.started_at - interval '5 minutes')::text AS run_ids
+    FROM runs r ORDER BY r.id`,
     [runId ?? null],
   );
-  return rows.map((row) => ({ ...row, run_id: Number(row.run_id), loadgen_only: row.requests - row.matched }));
+  /** @type {CorrelationCount[]} */
+  const counts = [];
+  for (const run of runs) {
+    const {
+      rows: [row],
+    } = await pool.query(
+      `
+      SELECT l.requests, l.without_ids,
+        (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = $1
+           AND EXISTS (SELECT 1 FROM router_requests x WHERE x.correlation_id = l.correlation_id))::int AS matched,
+        (SELECT count(*) FROM router_requests x WHERE x.app_name = $2
+           AND x.received_at >= $3::timestamptz AND x.received_at <= $4::timestamptz
+           AND NOT EXISTS (SELECT 1 FROM loadgen_requests l WHERE l.run_id = ANY ($5::bigint[])
+                           AND l.correlation_id = x.correlation_id))::int AS router_only
+      FROM (SELECT count(*)::int AS requests,
+                   (count(*) FILTER (WHERE tool IS NOT NULL AND correlation_id LIKE 'row-%'))::int AS without_ids
+            FROM loadgen_requests WHERE run_id = $1) l`,
+      [run.run_id, run.app_name, run.started_at, run.ended_at, run.run_ids],
+    );
+    const { run_id: id, label, tool } = run;
+    const { requests, without_ids: withoutIds, matched, router_only: routerOnly } = row;
+    counts.push({
+      run_id: Number(id),
+      label,
+      tool,
+      requests,
+      without_ids: withoutIds,
+      matched,
+      router_only: routerOnly,
+      loadgen_only: requests - matched,
+    });
+  }
+  return counts;
 }

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { withClient } from '../client.js';
+import { VIEWS_DIR, viewFiles } from '../migrate.js';
 
 export const QUERIES_DIR = fileURLToPath(new URL('../../../sql/queries/', import.meta.url));
 
@@ -70,7 +71,7 @@ export async function selectRuns(pool, selection) {
   return { ids, missing: (selection.runs ?? []).filter((id) => !ids.includes(id)) };
 }
 
-/** The report's data, each a list of rows ordered by run. */
+/** The report's data, each a list of rows ordered by run, as these sql/queries files give it. */
 const PARTS = /** @type {const} */ ({
   runs: 'run_comparison',
   errors: 'errors',
@@ -82,9 +83,10 @@ const PART_NAMES = /** @type {Array<keyof ReportData>} */ (Object.keys(PARTS));
 
 /**
  * Everything the report shows for these runs, read in one snapshot (one REPEATABLE READ
- * transaction), so the figures of different queries agree. Rounds and the latency breakdown's means
- * come from run_comparison's rows (rounds.sql and latency_breakdown.sql give the same, and more,
- * in psql), so the run's requests are joined with the router records as few times as possible.
+ * transaction), so the figures of different parts agree, computed in one pass over each run's
+ * requests joined with their router records (run_report_parts). Rounds and the latency breakdown's
+ * means come from run_comparison's rows (rounds.sql and latency_breakdown.sql give the same, and
+ * more, in psql).
  * The figures of an ended run are stored once computed (run_report_figures) and read back while
  * its data is unchanged (run_data_marks), unless `recompute`.
  * @param {import('pg').Pool} pool @param {number[]} runIds
@@ -120,14 +122,9 @@ export async function loadReportData(pool, runIds, { trim, recompute = false, lo
       if (mark.figures && (!recompute || mark.pruned)) byRun.set(Number(mark.run_id), JSON.parse(mark.figures));
     missing = runIds.filter((id) => !byRun.has(id));
     if (missing.length) {
-      const variables = { runs: pgArray(missing), trim };
-      /** @type {Partial<ReportData>} */
-      const fresh = {};
-      for (const [part, file] of Object.entries(PARTS)) {
-        fresh[/** @type {keyof ReportData} */ (part)] = await runSqlQuery(client, file, variables);
-      }
+      const fresh = await reportParts(client, missing, trim);
       for (const id of missing) {
-        const figures = splitByRun(/** @type {ReportData} */ (fresh), id);
+        const figures = splitByRun(fresh, id);
         byRun.set(id, figures);
         const mark = marks.find((m) => Number(m.run_id) === id);
         if (mark?.ended) computed.push({ runId: id, mark: mark.data_mark, figures });
@@ -145,10 +142,33 @@ export async function loadReportData(pool, runIds, { trim, recompute = false, lo
   return { ...data, stored: runIds.filter((id) => !missing.includes(id)) };
 }
 
-/** md5 of the text of the query files the report runs: editing one makes stored figures stale. */
+/**
+ * The report's data of these runs from one pass over each run's requests (run_report_parts): the
+ * rows of run_comparison.sql, errors.sql, paths.sql and instance_series.sql, as those files give them.
+ * @param {import('pg').PoolClient} client @param {number[]} runIds @param {number} trim
+ * @returns {Promise<ReportData>}
+ */
+async function reportParts(client, runIds, trim) {
+  const { rows } = await client.query('SELECT * FROM run_report_parts($1::bigint[], $2)', [pgArray(runIds), trim]);
+  /** @type {ReportData} */
+  const data = { runs: [], errors: [], instanceSeries: [], paths: [] };
+  for (const { error_rows: errors, path_rows: paths, instance_rows: instances, ...run } of rows) {
+    data.runs.push(run);
+    data.errors.push(...errors);
+    data.paths.push(...paths);
+    data.instanceSeries.push(...instances);
+  }
+  return data;
+}
+
+/**
+ * md5 of the text of the query files the report's data is and of the views and functions they call:
+ * editing one makes stored figures stale.
+ */
 function queriesDigest() {
   const hash = createHash('md5');
   for (const file of Object.values(PARTS)) hash.update(loadSqlQuery(file).text);
+  for (const file of viewFiles()) hash.update(fs.readFileSync(`${VIEWS_DIR}${file}`, 'utf8'));
   return hash.digest('hex');
 }
 

@@ -1,0 +1,119 @@
+-- The load-generator figures of one run's requests sent in [from_ts, to_ts], each request with its
+-- router record (router_record: the router's first record of its correlation id; NULL when the
+-- router did not log it; ordered-set aggregates skip NULLs), in one pass over the run's rows.
+-- e2e_pct: p50, p90, p95, p99 of duration_ms; router_pct: p50, p95, p99 of response_time_ms
+-- (percentile_cont). errors: no response (status 0) or a 5xx; successful: status 1..499.
+-- known_requests: the run's count of requests when the caller has it (else counted here).
+-- With breakdowns, the same pass also gives, as JSON arrays of rows, what sql/queries/errors.sql
+-- and sql/queries/paths.sql give for the window (same columns, same order); else they are NULL.
+-- A run of many requests against the router records joins them by hash on the correlation id (one
+-- scan of each side) rather than one index lookup per request; a run small beside the router
+-- records (fewer requests than a twentieth of them, by the table's statistics) looks each
+-- request's record up (router_record), a cost in proportion to the run. When a correlation id has
+-- a second router record (an app that forwarded the header on a call of its own) the hash join
+-- counts the request twice, which the count of joined rows against the run's requests shows: the
+-- pass is then made again with the lookups. The rows outside the window are joined
+-- too, for that count over the whole run, and left out of every figure by FILTER. With
+-- breakdowns, the joined rows are kept (a CTE read three times) instead of joined three times.
+CREATE OR REPLACE FUNCTION run_request_figures(
+  run bigint, from_ts timestamptz DEFAULT '-infinity', to_ts timestamptz DEFAULT 'infinity',
+  breakdowns boolean DEFAULT false, known_requests bigint DEFAULT NULL)
+RETURNS TABLE (
+  requests bigint, successful bigint, errors bigint, timeouts bigint, first_sent timestamptz, last_done timestamptz,
+  e2e_mean_ms double precision, e2e_pct double precision[], e2e_max_ms double precision,
+  e2e_stddev_ms double precision, router_records bigint, router_mean_ms double precision,
+  router_pct double precision[], gorouter_mean_ms double precision, outside_router_mean_ms double precision,
+  behind_router_mean_ms double precision, error_rows json, path_rows json
+)
+LANGUAGE plpgsql STABLE
+-- A million-request run's hash join, rows and sorts in memory rather than in temporary files.
+SET work_mem = '128MB'
+AS $function$
+DECLARE
+  -- %1$s: the join of the router records; %2$s: the breakdowns, or NULLs.
+  pass CONSTANT text := $sql$
+    WITH j AS (
+      SELECT l.started_at, l.duration_ms, l.status, l.error, x.correlation_id IS NOT NULL AS matched, x.path,
+             x.response_time_ms, x.gorouter_time_ms, l.started_at BETWEEN $2 AND $3 AS w
+      FROM loadgen_requests l %1$s
+      WHERE l.run_id = $1 AND l.started_at BETWEEN $4 AND $5
+    ), f AS (
+      SELECT count(*) FILTER (WHERE w) AS requests,
+             count(*) FILTER (WHERE w AND status BETWEEN 1 AND 499),
+             count(*) FILTER (WHERE w AND (status = 0 OR status >= 500)),
+             count(*) FILTER (WHERE w AND error = 'timeout'),
+             min(started_at) FILTER (WHERE w),
+             max(started_at + duration_ms * interval '1 millisecond') FILTER (WHERE w),
+             avg(duration_ms) FILTER (WHERE w),
+             percentile_cont(ARRAY[0.50, 0.90, 0.95, 0.99]) WITHIN GROUP (ORDER BY duration_ms) FILTER (WHERE w),
+             max(duration_ms) FILTER (WHERE w),
+             stddev_samp(duration_ms) FILTER (WHERE w),
+             count(response_time_ms) FILTER (WHERE w),
+             avg(response_time_ms) FILTER (WHERE w),
+             percentile_cont(ARRAY[0.50, 0.95, 0.99]) WITHIN GROUP (ORDER BY response_time_ms) FILTER (WHERE w),
+             avg(gorouter_time_ms) FILTER (WHERE w),
+             avg(duration_ms - response_time_ms) FILTER (WHERE w),
+             avg(response_time_ms - gorouter_time_ms) FILTER (WHERE w),
+             count(*) AS joined
+      FROM j
+    )
+    SELECT f.*, %2$s FROM f
+  $sql$;
+  breakdown CONSTANT text := $sql$
+    (SELECT coalesce(json_agg(json_build_object('run_id', $1, 'outcome', e.outcome, 'status', e.status,
+                                                'error', e.error, 'requests', e.requests,
+                                                'ratio', e.requests::double precision / f.requests)
+                              ORDER BY e.requests DESC, e.outcome), '[]')
+     FROM (SELECT CASE WHEN status = 0 THEN 'error:' || coalesce(error, 'unknown') ELSE 'status:' || status END
+                    AS outcome, status, error, count(*) AS requests
+           FROM j WHERE w AND (status = 0 OR status >= 500) GROUP BY status, error) e),
+    (SELECT coalesce(json_agg(json_build_object('run_id', $1, 'path', p.path, 'requests', p.requests,
+                                                'response_time_mean_ms', p.mean, 'response_time_p95_ms', p.p95)
+                              ORDER BY p.requests DESC, p.path), '[]')
+     FROM (SELECT path, count(*) AS requests, avg(response_time_ms) AS mean,
+                  percentile_cont(0.95) WITHIN GROUP (ORDER BY response_time_ms) AS p95,
+                  row_number() OVER (ORDER BY count(*) DESC, path) AS busiest
+           FROM j WHERE w AND matched GROUP BY path) p
+     WHERE p.busiest <= 20)
+  $sql$;
+  lookup CONSTANT text := 'LEFT JOIN LATERAL router_record(l.correlation_id, l.started_at) x ON true';
+  -- router_record's hour around each request, and the run's span widened by it for partition pruning.
+  hash_join CONSTANT text := $sql$
+    LEFT JOIN router_requests x ON x.correlation_id = l.correlation_id
+      AND x.received_at BETWEEN l.started_at - interval '1 hour' AND l.started_at + interval '1 hour'
+      AND x.received_at BETWEEN $4 - interval '1 hour' AND $5 + interval '1 hour'
+  $sql$;
+  span_first timestamptz;
+  span_last timestamptz;
+  run_requests bigint := known_requests;
+  router_rows double precision;
+  joined_rows bigint;
+BEGIN
+  SELECT sp.first_started_at, sp.last_started_at INTO span_first, span_last FROM loadgen_span(run) sp;
+  IF run_requests IS NULL THEN
+    SELECT count(*) INTO run_requests FROM loadgen_requests l
+    WHERE l.run_id = run AND l.started_at BETWEEN span_first AND span_last;
+  END IF;
+  -- The statistics' row count of the table (and of its partitions, if it has any).
+  SELECT sum(greatest(c.reltuples, 0)) INTO router_rows FROM pg_class c
+  WHERE c.oid = 'router_requests'::regclass
+     OR c.oid IN (SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent = 'router_requests'::regclass);
+  EXECUTE format(pass, CASE WHEN run_requests * 20 < router_rows THEN lookup
+                            ELSE hash_join END,
+                 CASE WHEN breakdowns THEN breakdown ELSE 'NULL::json, NULL::json' END)
+    INTO requests, successful, errors, timeouts, first_sent, last_done, e2e_mean_ms, e2e_pct, e2e_max_ms,
+         e2e_stddev_ms, router_records, router_mean_ms, router_pct, gorouter_mean_ms, outside_router_mean_ms,
+         behind_router_mean_ms, joined_rows, error_rows, path_rows
+    USING run, from_ts, to_ts, span_first, span_last;
+  -- More joined rows than requests: some request has two router records; only the first counts.
+  IF joined_rows > run_requests THEN
+    EXECUTE format(pass, lookup,
+                   CASE WHEN breakdowns THEN breakdown ELSE 'NULL::json, NULL::json' END)
+      INTO requests, successful, errors, timeouts, first_sent, last_done, e2e_mean_ms, e2e_pct, e2e_max_ms,
+           e2e_stddev_ms, router_records, router_mean_ms, router_pct, gorouter_mean_ms, outside_router_mean_ms,
+           behind_router_mean_ms, joined_rows, error_rows, path_rows
+      USING run, from_ts, to_ts, span_first, span_last;
+  END IF;
+  RETURN NEXT;
+END
+$function$;
