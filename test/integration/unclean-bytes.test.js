@@ -12,7 +12,7 @@ import pino from 'pino';
 import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { createPageWriter } from '../../exporters/postgres/page-writer.js';
 import { migrate } from '../../exporters/postgres/migrate.js';
-import { loadgenRowEncoder } from '../../exporters/postgres/tables.js';
+import { loadgenRowEncoder } from '../../exporters/postgres/loadgen-rows.js';
 import { runCli, waitFor } from '../support/cli.js';
 import { collectEnv, startCollect } from '../support/collect.js';
 import { startTestDatabase } from '../support/database.js';
