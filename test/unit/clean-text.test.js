@@ -1,5 +1,5 @@
 // The one cleaning rule for text bound for PostgreSQL (exporters/postgres/clean-text.js), in each
-// encoder: COPY text, binary COPY tuples and the load generator's rows. What they produce is
+// encoder: the binary COPY tuples of every kind and the load generator's rows. What they produce is
 // checked against a strict UTF-8 decoder, which refuses what PostgreSQL refuses besides 0x00.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
