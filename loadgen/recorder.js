@@ -8,7 +8,7 @@
 // pages: PostgreSQL spends less CPU per row than on small ones (a cost per COPY transaction), on
 // the same cores as the generator and the target (bench/loadgen.bench.js).
 import { createPostgresSink } from '../exporters/postgres/sink.js';
-import { loadgenRowEncoder } from '../exporters/postgres/tables.js';
+import { loadgenRowEncoder } from '../exporters/postgres/loadgen-rows.js';
 
 /**
  * @param {object} options

@@ -1,6 +1,6 @@
 // The one rule for text bound for PostgreSQL, which refuses 0x00 in text and any byte sequence
 // that is not UTF-8: every text value of every record kind is cleaned where it is encoded for COPY
-// (copy-text.js, copy-binary.js, tables.js), whatever source it came from. 0x00 and lone UTF-16
+// (copy-binary.js, loadgen-rows.js), whatever source it came from. 0x00 and lone UTF-16
 // surrogates (a JSON "\ud800") become U+FFFD; bytes that were not UTF-8 already became U+FFFD where
 // they were decoded (Buffer#toString, TextDecoder, readline). A record holding U+FFFD in a text
 // column afterwards counts as cleaned: stored, never skipped.

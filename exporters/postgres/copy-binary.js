@@ -1,10 +1,12 @@
-// Values as the fields of a binary-format COPY tuple (PostgreSQL "COPY", File Formats): each field
-// is its length in 4 bytes (-1 for NULL), then the type's binary form. Parsing binary costs
-// PostgreSQL far less than text (timestamps above all), and writing it costs no escape pass.
+// Records as the tuples of a binary-format COPY (PostgreSQL "COPY", File Formats), for every record
+// kind, driven by the typed table specs of tables.js: each field is its length in 4 bytes (-1 for
+// NULL), then the column type's binary form. Parsing binary costs PostgreSQL far less than text
+// (timestamps above all), and writing it costs no escape pass.
 import { digitsAt, wholeSecondsMs } from '../../core/utc-time.js';
 import { cleanedText } from './clean-text.js';
 
-/** @typedef {'text' | 'int4' | 'int8' | 'float8' | 'timestamptz'} BinaryType */
+/** @typedef {'text' | 'int4' | 'int8' | 'float8' | 'timestamptz'} ColumnType */
+/** @typedef {ColumnType} BinaryType */
 
 /** Midnight 2000-01-01 UTC, where PostgreSQL's binary timestamps count from, in Unix ms. */
 export const POSTGRES_EPOCH_MS = Date.UTC(2000, 0, 1);
@@ -25,10 +27,11 @@ const UTC_TIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?Z$/;
 const MICROS_TIME_LENGTH = 27;
 
 /**
- * Microseconds since 2000-01-01 UTC of a Date or a time string: to the microsecond for UTC strings
- * (parseRouterTimestamp's form), to the millisecond for a Date or another form. The whole seconds
- * of the last string are kept (rows of one page mostly share them), others read digit by digit: a
- * regular expression and Date.parse per row were most of the encoding.
+ * Microseconds since 2000-01-01 UTC of a time in any of the forms records carry it: a UTC string
+ * (to the microsecond, parseRouterTimestamp's form; another form to the millisecond), a Date (to
+ * the millisecond), or Unix milliseconds with a fraction (rounded to the microsecond, what
+ * PostgreSQL keeps). The whole seconds of the last string are kept (rows of one page mostly share
+ * them), others read digit by digit: a regular expression and Date.parse per row were most of it.
  */
 export function timestampEncoder() {
   let lastSecond = '\0';
@@ -43,8 +46,9 @@ export function timestampEncoder() {
     lastSecondUs = (ms - POSTGRES_EPOCH_MS) * 1000;
     return lastSecondUs + Number((parts[2] ?? '').padEnd(6, '0'));
   };
-  /** @param {Date | string} value @param {string} column @returns {number} */
+  /** @param {unknown} value @param {string} column @returns {number} */
   return (value, column) => {
+    if (typeof value === 'number') return Math.round(value * 1000) - POSTGRES_EPOCH_MS * 1000;
     if (value instanceof Date) {
       if (Number.isNaN(value.getTime())) throw new Error(`postgres: ${column} is not a time: Invalid Date`);
       return (value.getTime() - POSTGRES_EPOCH_MS) * 1000;
@@ -62,14 +66,11 @@ export function timestampEncoder() {
   };
 }
 
-/**
- * A router_requests row takes a few hundred bytes with a short path, more with longer ones; the
- * buffer doubles when rows are longer still.
- */
+/** A row takes a few hundred bytes with short text; the buffer doubles when rows are longer. */
 const BYTES_PER_ROW_HINT = 384;
 
 /**
- * A growing buffer of binary tuples: row(), then one field() per column.
+ * A growing buffer of binary tuples: row(), then one field() per column, then done().
  * @param {number} rowsHint
  */
 export function tupleWriter(rowsHint) {
@@ -87,78 +88,64 @@ export function tupleWriter(rowsHint) {
     page.copy(bigger, 0, 0, at);
     page = bigger;
   };
+  /** @param {number} length */
+  const head = (length) => {
+    page.writeInt32BE(length, at);
+    at += 4;
+  };
+  /** @type {Record<string, (value: any, column: string) => void>} each after room() for its fixed size */
+  const fixed = {
+    int4: (value, column) => (head(4), (at = page.writeInt32BE(integer(value, column, 2 ** 31), at))),
+    int8: (value, column) => (head(8), writeInt64(page, at, integer(value, column, 2 ** 53)), (at += 8)),
+    float8: (value) => (head(8), (at = page.writeDoubleBE(Number(value), at))),
+    timestamptz: (value, column) => (head(8), writeInt64(page, at, toTime(value, column)), (at += 8)),
+  };
+  /** @param {unknown} value */
+  const text = (value) => {
+    let string = String(value);
+    const n = string.length;
+    // At most 3 bytes of UTF-8 per UTF-16 unit (cleaning keeps the count of units).
+    room(4 + 3 * n);
+    // ASCII byte by byte: cheaper than a call into C++ for ids and paths of a few dozen characters.
+    const start = at + 4;
+    let i = 0;
+    for (; i < n; i++) {
+      const c = string.charCodeAt(i);
+      if (c >= 0x80 || c === 0) break;
+      page[start + i] = c;
+    }
+    if (i < n) {
+      // Only text that is not plain ASCII without 0x00 is looked at for cleaning.
+      const clean = cleanedText(string);
+      if (clean !== undefined) {
+        string = clean;
+        if (!rowCleaned) cleaned += 1;
+        rowCleaned = true;
+      }
+    }
+    const bytes = i === n ? n : page.write(string, start, 'utf8');
+    page.writeInt32BE(bytes, at);
+    at = start + bytes;
+  };
   return {
     /** @param {number} fields */
     row(fields) {
       room(2);
-      page.writeInt16BE(fields, at);
-      at += 2;
+      at = page.writeInt16BE(fields, at);
       rows += 1;
       rowCleaned = false;
     },
-    /** @param {BinaryType} type @param {unknown} value @param {string} column */
+    /** @param {ColumnType} type @param {unknown} value @param {string} column */
     field(type, value, column) {
       if (value === null || value === undefined || (typeof value === 'number' && !Number.isFinite(value))) {
         room(4);
-        page.writeInt32BE(-1, at);
-        at += 4;
-        return;
+        return head(-1);
       }
-      switch (type) {
-        case 'text': {
-          let text = String(value);
-          const n = text.length;
-          // At most 3 bytes of UTF-8 per UTF-16 unit (cleaning keeps the count of units).
-          room(4 + 3 * n);
-          // ASCII byte by byte: cheaper than a call into C++ for ids and paths of a few dozen characters.
-          const start = at + 4;
-          let i = 0;
-          for (; i < n; i++) {
-            const c = text.charCodeAt(i);
-            if (c >= 0x80 || c === 0) break;
-            page[start + i] = c;
-          }
-          if (i < n) {
-            // Only text that is not plain ASCII without 0x00 is looked at for cleaning.
-            const clean = cleanedText(text);
-            if (clean !== undefined) {
-              text = clean;
-              if (!rowCleaned) cleaned += 1;
-              rowCleaned = true;
-            }
-          }
-          const bytes = i === n ? n : page.write(text, start, 'utf8');
-          page.writeInt32BE(bytes, at);
-          at += 4 + bytes;
-          return;
-        }
-        case 'int4':
-          room(8);
-          page.writeInt32BE(4, at);
-          page.writeInt32BE(integer(value, column, 2 ** 31), at + 4);
-          at += 8;
-          return;
-        case 'int8':
-          room(12);
-          page.writeInt32BE(8, at);
-          writeInt64(page, at + 4, integer(value, column, 2 ** 53));
-          at += 12;
-          return;
-        case 'float8':
-          room(12);
-          page.writeInt32BE(8, at);
-          page.writeDoubleBE(Number(value), at + 4);
-          at += 12;
-          return;
-        case 'timestamptz':
-          room(12);
-          page.writeInt32BE(8, at);
-          writeInt64(page, at + 4, toTime(/** @type {Date | string} */ (value), column));
-          at += 12;
-          return;
-        default:
-          throw new Error(`postgres: no binary form for ${type}`);
-      }
+      if (type === 'text') return text(value);
+      const write = fixed[type];
+      if (!write) throw new Error(`postgres: no binary form for ${type}`);
+      room(12);
+      write(value, column);
     },
     /** @returns {import('../../core/types.js').EncodedRows} */
     done: () => ({ data: page.subarray(0, at), rows, cleaned }),

@@ -1,14 +1,11 @@
-// COPY toolkit: records as COPY text, a keyed insert that skips rows already present (through a
-// staging table), a plain COPY for rows that cannot exist yet or are only counted (falling back to
-// the keyed insert), and a transaction frame.
+// COPY toolkit: records as binary COPY tuples (copy-binary.js, driven by the typed table specs), a
+// keyed insert that skips rows already present (through a staging table), a plain COPY for rows
+// that cannot exist yet or are only counted (falling back to the keyed insert), and a transaction frame.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import copyStreams from 'pg-copy-streams';
 import { withClient } from './client.js';
 import { tupleWriter } from './copy-binary.js';
-import { copyValue } from './copy-text.js';
-
-export { copyValue } from './copy-text.js';
 
 /** PostgreSQL's SQLSTATE for a duplicate key. */
 export const UNIQUE_VIOLATION = '23505';
@@ -17,61 +14,26 @@ export const UNIQUE_VIOLATION = '23505';
 /** @typedef {import('../../core/types.js').EncodedRows} EncodedRows */
 
 /**
- * One COPY line of a record.
- * @param {TableSpec} spec @param {unknown} record
- * @param {{ rows: number }} [cleaned] counts the record when any of its text was cleaned (clean-text.js)
- */
-export function copyLine(spec, record, cleaned) {
-  let dirty = false;
-  const onCleaned = () => {
-    dirty = true;
-  };
-  const line = `${spec.columns.map(([, toValue]) => copyValue(toValue(record), onCleaned)).join('\t')}\n`;
-  if (dirty && cleaned) cleaned.rows += 1;
-  return line;
-}
-
-/**
- * Records as binary COPY tuples, when the spec gives every column's type (undefined otherwise, and
- * `records` is not iterated).
+ * Records as binary COPY tuples, each column in its type's binary form (tables.js).
  * @param {TableSpec} spec @param {Iterable<unknown>} records
  * @param {number} [rowsHint] about how many records there are (default: an array's length)
- * @returns {EncodedRows | undefined}
+ * @returns {EncodedRows}
  */
 export function binaryRows(spec, records, rowsHint) {
-  const types = spec.columns.map(([, , type]) => type);
-  if (!types.every(Boolean)) return undefined;
+  const count = spec.columns.length;
   const names = spec.columns.map(([column]) => column);
   const values = spec.columns.map(([, toValue]) => toValue);
+  const types = spec.columns.map(([, , type]) => type);
   const tuples = tupleWriter(rowsHint ?? (Array.isArray(records) ? records.length : 0));
   for (const record of records) {
-    tuples.row(types.length);
-    for (let i = 0; i < types.length; i++)
-      tuples.field(/** @type {import('./copy-binary.js').BinaryType} */ (types[i]), values[i](record), names[i]);
+    tuples.row(count);
+    for (let i = 0; i < count; i++) tuples.field(types[i], values[i](record), names[i]);
   }
   return tuples.done();
 }
 
 /** @param {TableSpec} spec */
 const columnList = (spec) => spec.columns.map(([c]) => c).join(', ');
-
-/**
- * Lines joined into chunks of about 1 MiB: written one line at a time, COPY spent much of an ingest
- * in socket writes (bench/ingest.bench.js profile).
- * @param {Iterable<string>} lines @param {{ lines: number }} [count] counts the lines
- */
-function* chunked(lines, count = { lines: 0 }) {
-  let chunk = '';
-  for (const line of lines) {
-    count.lines += 1;
-    chunk += line;
-    if (chunk.length >= 1 << 20) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
-}
 
 /**
  * The start of every COPY in binary format: signature, flags (no OIDs) and an empty header
@@ -81,46 +43,38 @@ const COPY_BINARY_HEADER = Buffer.from('PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0', 'la
 const COPY_BINARY_TRAILER = Buffer.from([0xff, 0xff]);
 
 /**
- * Rows as a COPY stream, and the format clause it needs: rows already encoded (one Buffer of
- * binary tuples), or text lines joined into chunks.
- * @param {Iterable<string> | EncodedRows} rows @param {{ lines: number }} [count] counts the rows
+ * Rows as a COPY stream in binary format: header, the encoded tuples, trailer.
+ * @param {EncodedRows} rows
  */
-function copySource(rows, count) {
-  if (!isEncoded(rows)) return { stream: Readable.from(chunked(rows, count)), formatClause: '' };
-  if (count) count.lines += rows.rows;
-  return {
-    stream: Readable.from([COPY_BINARY_HEADER, rows.data, COPY_BINARY_TRAILER]),
-    formatClause: ' (FORMAT binary)',
-  };
+function copySource(rows) {
+  return Readable.from([COPY_BINARY_HEADER, rows.data, COPY_BINARY_TRAILER]);
 }
 
-/** @param {Iterable<string> | EncodedRows} rows @returns {rows is EncodedRows} */
-const isEncoded = (rows) => 'data' in rows && Buffer.isBuffer(rows.data);
-
 /**
- * COPY `lines` into a staging table, then insert the rows not already present. Runs inside the
+ * COPY the rows into a staging table, then insert the rows not already present. Runs inside the
  * caller's transaction.
- * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | EncodedRows} lines
+ * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {EncodedRows} rows
  * @param {{ readBack?: boolean }} [options] readBack: return the inserted rows' `returning` columns
  * @returns {Promise<{ count: number, rows: any[] }>} how many rows were inserted now, and (readBack)
  *   those rows
  */
-export async function copyInsert(client, spec, lines, { readBack = true } = {}) {
+export async function copyInsert(client, spec, rows, { readBack = true } = {}) {
   const staging = `paasmon_staging_${spec.table}`;
   const columns = columnList(spec);
   await client.query(
     `CREATE TEMP TABLE IF NOT EXISTS ${staging} (LIKE ${spec.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,
   );
-  const count = { lines: 0 };
-  const { stream, formatClause } = copySource(lines, count);
-  await pipeline(stream, client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN${formatClause}`)));
+  await pipeline(
+    copySource(rows),
+    client.query(copyStreams.from(`COPY ${staging} (${columns}) FROM STDIN (FORMAT binary)`)),
+  );
   const returning = readBack && spec.returning ? ` RETURNING ${spec.returning.map(([c]) => c).join(', ')}` : '';
   // DO NOTHING also skips a row that appears twice in one batch (no DISTINCT, no sort needed).
   const result = await client.query(`INSERT INTO ${spec.table} (${columns}) SELECT ${columns} FROM ${staging}
     ON CONFLICT (${spec.key.join(', ')}) DO NOTHING${returning}`);
   // Rows already there may lack what this copy knows (an app name given only now): fill it in,
   // never overwrite. Only when something was already there, so a page of new rows pays nothing.
-  if ((result.rowCount ?? 0) < count.lines) {
+  if ((result.rowCount ?? 0) < rows.rows) {
     for (const column of spec.fillMissing ?? []) {
       const sameKey = spec.key.map((k) => `t.${k} = s.${k}`).join(' AND ');
       await client.query(`UPDATE ${spec.table} t SET ${column} = s.${column} FROM ${staging} s
@@ -137,12 +91,10 @@ export async function copyInsert(client, spec, lines, { readBack = true } = {}) 
  * savepoint. Most pages hold only new rows, and the staging table's extra write and read cost
  * PostgreSQL a large part of its CPU per row (bench/ingest.bench.js). Runs inside the caller's
  * transaction.
- * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | EncodedRows} lines
+ * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {EncodedRows} rows
  * @returns {Promise<number>} how many rows were inserted now
  */
-export async function copyInsertCounted(client, spec, lines) {
-  // Text lines are a one-pass iterable: kept for the fallback (binary rows are one buffer anyway).
-  const rows = isEncoded(lines) || Array.isArray(lines) ? lines : [...lines];
+export async function copyInsertCounted(client, spec, rows) {
   await client.query('SAVEPOINT paasmon_plain_copy');
   try {
     const count = await copyNew(client, spec, rows);
@@ -159,17 +111,15 @@ export async function copyInsertCounted(client, spec, lines) {
 /**
  * COPY straight into the table, for rows that cannot exist yet (fresh keys: new random bits), or
  * under copyInsertCounted's savepoint. Runs inside the caller's transaction.
- * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {Iterable<string> | EncodedRows} lines
+ * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {EncodedRows} rows
  * @returns {Promise<number>} rows copied
  */
-export async function copyNew(client, spec, lines) {
-  const count = { lines: 0 };
-  const { stream, formatClause } = copySource(lines, count);
+export async function copyNew(client, spec, rows) {
   await pipeline(
-    stream,
-    client.query(copyStreams.from(`COPY ${spec.table} (${columnList(spec)}) FROM STDIN${formatClause}`)),
+    copySource(rows),
+    client.query(copyStreams.from(`COPY ${spec.table} (${columnList(spec)}) FROM STDIN (FORMAT binary)`)),
   );
-  return count.lines;
+  return rows.rows;
 }
 
 /**

@@ -2,21 +2,13 @@
 // one transaction; rows already present are skipped; only the records inserted now come back.
 import { saveCheckpoint } from './checkpoints.js';
 import { countCleaned } from './clean-text.js';
-import {
-  UNIQUE_VIOLATION,
-  binaryRows,
-  copyInsert,
-  copyInsertCounted,
-  copyLine,
-  copyNew,
-  inTransaction,
-} from './copy.js';
+import { UNIQUE_VIOLATION, binaryRows, copyInsert, copyInsertCounted, copyNew, inTransaction } from './copy.js';
 import { createPartitionMaker } from './partitions.js';
 import { tableOf } from './tables.js';
 
 /**
  * A page's records encoded for COPY now, so that a page waiting for its write holds one buffer,
- * not thousands of objects V8 would copy and promote; undefined when the kind has no binary form.
+ * not thousands of objects V8 would copy and promote.
  * @param {string} kind @param {Iterable<unknown>} records each encoded as it comes
  * @param {number} [rowsHint] about how many records there are
  */
@@ -46,14 +38,8 @@ export function createPageWriter(pool) {
     const lines = () => {
       if (encoded) return encoded;
       const binary = binaryRows(spec, records);
-      if (binary) {
-        cleaned = binary.cleaned ?? 0;
-        return binary;
-      }
-      const counter = { rows: 0 };
-      const text = records.map((record) => copyLine(spec, record, counter));
-      cleaned = counter.rows;
-      return text;
+      cleaned = binary.cleaned ?? 0;
+      return binary;
     };
     const keyed = () =>
       inTransaction(pool, async (client) => {

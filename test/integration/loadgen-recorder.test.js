@@ -7,10 +7,11 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
-import { copyLine, copyNew, inTransaction } from '../../exporters/postgres/copy.js';
+import { binaryRows, copyNew, inTransaction } from '../../exporters/postgres/copy.js';
 import { migrate } from '../../exporters/postgres/migrate.js';
 import { createPageWriter } from '../../exporters/postgres/page-writer.js';
-import { loadgenRowEncoder, tableOf } from '../../exporters/postgres/tables.js';
+import { loadgenRowEncoder } from '../../exporters/postgres/loadgen-rows.js';
+import { tableOf } from '../../exporters/postgres/tables.js';
 import { createPrometheusSink } from '../../exporters/prometheus.js';
 import { PREOPEN_LATENCY_MS, generateLoad } from '../../loadgen/generate.js';
 import { createRecorder } from '../../loadgen/recorder.js';
@@ -85,8 +86,8 @@ describe('load generator recorder and schedule', () => {
   const newRun = async () =>
     Number((await db.query("INSERT INTO test_runs (label, app_name) VALUES ('t', 'a') RETURNING id")).rows[0].id);
 
-  it("the encoder's binary rows read back from PostgreSQL as text rows of the same values do", async () => {
-    const [binaryRun, textRun] = [await newRun(), await newRun()];
+  it("the load generator's encoder's rows read back from PostgreSQL as the generic encoder's rows of the same records do", async () => {
+    const [binaryRun, genericRun] = [await newRun(), await newRun()];
     const at = Date.parse('2026-11-22T10:00:00Z');
     const worker = 'w\t1 ü';
     // What each request is, and what PostgreSQL must hold for it (to the microsecond and nanosecond).
@@ -116,10 +117,17 @@ describe('load generator recorder and schedule', () => {
     for (const [request] of cases) end = encoder.write(data, end, ...request);
     const spec = tableOf('loadgen_request');
     await inTransaction(pool, (client) => copyNew(client, spec, { data: data.subarray(0, end), rows: cases.length }));
-    const lines = cases.map(([[correlationId, , , status, error], time, durationMs]) =>
-      copyLine(spec, { runId: textRun, correlationId, startedAt: `${time}Z`, durationMs, status, error, worker }),
-    );
-    await inTransaction(pool, (client) => copyNew(client, spec, lines));
+    // The same requests through the generic encoder, as records.
+    const records = cases.map(([[correlationId, startedAt, durationMs, status, error]]) => ({
+      runId: genericRun,
+      correlationId,
+      startedAt,
+      durationMs,
+      status,
+      error,
+      worker,
+    }));
+    await inTransaction(pool, (client) => copyNew(client, spec, binaryRows(spec, records)));
     const read = async (/** @type {number} */ runId) =>
       (
         await db.query(
@@ -141,7 +149,7 @@ describe('load generator recorder and schedule', () => {
         worker,
       })),
     );
-    assert.deepEqual(binary, await read(textRun));
+    assert.deepEqual(binary, await read(genericRun));
     // A page written again (its commit was not acknowledged) falls back to the keyed insert: the rows
     // missing come back, those present are not doubled.
     await db.query('DELETE FROM loadgen_requests WHERE run_id = $1 AND correlation_id = ANY ($2)', [

@@ -12,7 +12,7 @@ import pino from 'pino';
 import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { createPageWriter } from '../../exporters/postgres/page-writer.js';
 import { migrate } from '../../exporters/postgres/migrate.js';
-import { loadgenRowEncoder } from '../../exporters/postgres/tables.js';
+import { loadgenRowEncoder } from '../../exporters/postgres/loadgen-rows.js';
 import { runCli, waitFor } from '../support/cli.js';
 import { collectEnv, startCollect } from '../support/collect.js';
 import { startTestDatabase } from '../support/database.js';
@@ -90,7 +90,7 @@ describe('one bad byte never stalls ingest', { timeout: 600_000 }, () => {
   const checkpoint = async (source) =>
     (await db.query('SELECT position FROM ingest_checkpoints WHERE source = $1', [source])).rows[0]?.position;
 
-  it('PostgreSQL takes the text of every record kind whatever it holds (text COPY, binary COPY, loadgen rows)', async () => {
+  it('PostgreSQL takes the text of every record kind whatever it holds (the binary COPY encoder and the load generator encoder)', async () => {
     const writePage = createPageWriter(db.pool);
     const nasty = 'a\0b\ud800c\udc00d\ufffde\ud83d\ude00f';
     const stored = 'a\ufffdb\ufffdc\ufffdd\ufffde\ud83d\ude00f';

@@ -1,12 +1,13 @@
 // The one cleaning rule for text bound for PostgreSQL (exporters/postgres/clean-text.js), in each
-// encoder: COPY text, binary COPY tuples and the load generator's rows. What they produce is
+// encoder: the binary COPY tuples of every kind and the load generator's rows. What they produce is
 // checked against a strict UTF-8 decoder, which refuses what PostgreSQL refuses besides 0x00.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { cleanedText } from '../../exporters/postgres/clean-text.js';
-import { binaryRows, copyLine, copyValue } from '../../exporters/postgres/copy.js';
-import { loadgenRowEncoder, tableOf } from '../../exporters/postgres/tables.js';
+import { binaryRows } from '../../exporters/postgres/copy.js';
+import { loadgenRowEncoder } from '../../exporters/postgres/loadgen-rows.js';
+import { tableOf } from '../../exporters/postgres/tables.js';
 
 const strict = new TextDecoder('utf-8', { fatal: true });
 /** PostgreSQL takes the bytes as text: valid UTF-8 and no 0x00. @param {Uint8Array} bytes */
@@ -64,19 +65,20 @@ describe('cleanedText', () => {
 });
 
 describe('every encoder cleans text the same way', () => {
-  it('COPY text: 0x00 and lone surrogates become U+FFFD, and the record is counted once', () => {
-    let calls = 0;
-    assert.equal(
-      copyValue('a\0b\tc\ud800', () => calls++),
-      'a\ufffdb\\tc\ufffd',
-    );
-    assert.equal(calls, 1);
-    const counter = { rows: 0 };
+  it('instance samples (binary COPY): 0x00 and lone surrogates become U+FFFD, and the record is counted once', () => {
     const spec = tableOf('instance_sample');
-    const sample = { ts: new Date(0), appGuid: 'g', appName: 'sh\0op', processType: 'w\ud800eb', instanceIndex: 0 };
-    assert.match(copyLine(spec, sample, counter), /^[^\t]*\tg\tsh\ufffdop\tw\ufffdeb\t0\t/);
-    copyLine(spec, { ...sample, appName: 'shop', processType: 'web' }, counter);
-    assert.equal(counter.rows, 1);
+    const sample = {
+      ts: new Date(0),
+      appGuid: 'g',
+      appName: 'sh\0op',
+      processType: 'w\ud800eb',
+      instanceIndex: 0,
+      state: 'RUNNING',
+    };
+    const encoded = binaryRows(spec, [sample, { ...sample, appName: 'shop', processType: 'web' }]);
+    assert.equal(encoded.cleaned, 1);
+    const text = encoded.data.toString('utf8');
+    assert.ok(text.includes('sh\ufffdop') && text.includes('w\ufffdeb') && !text.includes('sh\0op'));
   });
 
   it('binary COPY: counts each record with cleaned text once, keeps clean ones byte for byte', () => {

@@ -1,59 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { copyLine, copyValue } from '../../exporters/postgres/copy.js';
-import { loadgenRowEncoder, tableOf } from '../../exporters/postgres/tables.js';
+import { binaryRows } from '../../exporters/postgres/copy.js';
+import { loadgenRowEncoder } from '../../exporters/postgres/loadgen-rows.js';
+import { tableOf } from '../../exporters/postgres/tables.js';
 
-describe('copyValue (COPY text format)', () => {
-  for (const [value, text] of /** @type {Array<[unknown, string]>} */ ([
-    [null, '\\N'],
-    [undefined, '\\N'],
-    [Number.NaN, '\\N'],
-    [Number.POSITIVE_INFINITY, '\\N'],
-    [0, '0'],
-    [25.501, '25.501'],
-    [-3, '-3'],
-    ['plain', 'plain'],
-    ['', ''],
-    ['tab\there', 'tab\\there'],
-    ['line\nbreak\r', 'line\\nbreak\\r'],
-    ['back\\slash', 'back\\\\slash'],
-    ['\\N', '\\\\N'],
-    [new Date('2026-11-22T10:00:00.123Z'), '2026-11-22T10:00:00.123Z'],
-    [{ a: 'b\tc' }, '{"a":"b\\\\tc"}'],
-    [true, 'true'],
-  ])) {
-    it(`${JSON.stringify(String(value))} -> ${JSON.stringify(text)}`, () => assert.equal(copyValue(value), text));
-  }
-});
-
-describe('copyLine', () => {
-  it('writes the columns of the record kind in table order, tab-separated, with a newline', () => {
-    const line = copyLine(tableOf('loadgen_request'), {
-      kind: 'loadgen_request',
-      runId: 7,
-      correlationId: 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06',
-      startedAt: new Date('2026-11-22T10:00:00Z'),
-      durationMs: 12.5,
-      status: 0,
-      error: 'timeout',
-      worker: 'w\t1',
-    });
-    // tool, method, url and bytes: NULL for the load generator's own rows (only imports fill them)
-    assert.equal(
-      line,
-      '7\tb8fb3d83-ae6a-43ca-5b91-591aadde8c06\t2026-11-22T10:00:00.000Z\t12.5\t0\ttimeout\tw\\t1\t\\N\t\\N\t\\N\t\\N\n',
-    );
-  });
-
-  it('stores an absent request id and app guid as empty text (the unique key must hold)', () => {
-    const spec = tableOf('router_request');
-    const fields = spec.columns.map(([column]) => column);
-    const values = copyLine(spec, { receivedAt: '2026-11-22T10:00:00.000001Z', appGuid: null, vcapRequestId: null })
-      .slice(0, -1)
-      .split('\t');
-    assert.equal(values[fields.indexOf('app_guid')], '');
-    assert.equal(values[fields.indexOf('vcap_request_id')], '');
-    assert.equal(values[fields.indexOf('status')], '\\N');
+describe('table specs', () => {
+  it('give every column of every record kind a PostgreSQL type the binary encoder writes', () => {
+    for (const kind of ['instance_sample', 'router_request', 'loadgen_request'])
+      for (const [column, , type] of tableOf(kind).columns)
+        assert.ok(['text', 'int4', 'int8', 'float8', 'timestamptz'].includes(type), `${kind}.${column}: ${type}`);
   });
 
   it('refuses a kind that has no table', () =>
@@ -174,6 +129,47 @@ describe('loadgenRowEncoder (binary COPY tuples)', () => {
         error,
       );
       assert.equal(end, loadgenRowEncoder({ runId: 123_456_789, worker: 'worker-name' }).maxBytes(error));
+    }
+  });
+});
+
+describe('loadgenRowEncoder against the generic encoder', () => {
+  it('writes the same bytes as binaryRows for the same records (nulls, unicode, cleaned text, rounding)', () => {
+    const spec = tableOf('loadgen_request');
+    const at = Date.parse('2026-11-22T10:00:00.123Z');
+    /** @type {Array<[string, number, number, number, string | null]>} */
+    const requests = [
+      [ID, at, 12.5, 200, null],
+      ['0f8fad5b-d9cb-469f-a165-70867728950e', at + 0.4567, 0.1234567891, 0, 'timeout'],
+      [
+        '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+        Date.parse('1999-12-31T23:59:59.999Z') + 0.25,
+        30_000.25,
+        503,
+        'é ü \t 😀',
+      ],
+      ['16fd2706-8baf-433b-82eb-8c7fada847da', at - 0.0016, 9.9999995, 599, 'nul\0 and lone \ud800'],
+      ['886313e1-3b8a-5372-9b90-0c9aee199e5d', at, 0, 0, ''],
+    ];
+    for (const worker of ['w1', 'wörker 😀', 'w\0\udc00']) {
+      const encoder = loadgenRowEncoder({ runId: 2 ** 40 + 3, worker });
+      const page = Buffer.alloc(4096);
+      let end = 0;
+      for (const [id, startedAtMs, durationMs, status, error] of requests)
+        end = encoder.write(page, end, id, startedAtMs, durationMs, status, error);
+      const records = requests.map(([correlationId, startedAt, durationMs, status, error]) => ({
+        kind: 'loadgen_request',
+        runId: 2 ** 40 + 3,
+        correlationId,
+        startedAt,
+        durationMs,
+        status,
+        error,
+        worker,
+      }));
+      const generic = binaryRows(spec, records);
+      assert.deepEqual(page.subarray(0, end), generic.data, worker);
+      assert.equal(encoder.cleaned, generic.cleaned, worker);
     }
   });
 });

@@ -16,6 +16,8 @@ const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
  */
 export function normalizeTraceId(value) {
   if (!value) return null;
+  // Most routers log 32 lower-case hex digits: taken as they are.
+  if (value.length === 32 && HEX32.test(value)) return value;
   const v = value.trim().toLowerCase();
   const traceparent = TRACEPARENT.exec(v);
   if (traceparent) return traceparent[1];

@@ -20,8 +20,14 @@ export { fieldOf } from './field-values.js';
 
 /** Line-parse reasons that only say "this is not a gorouter line at all". */
 const NOT_A_LINE = new Set(['not_text', 'empty', 'not_gorouter']);
-/** The label of the parsed-fields way in `from` / `lookedIn`. @param {FieldNames} fields */
-const parsedLabel = (fields) => `${fields.receivedAt.split('.')[0] || 'parsed'}.*`;
+/** The label of the parsed-fields way in `from` / `lookedIn`, by field names. @type {WeakMap<FieldNames, string>} */
+const parsedLabels = new WeakMap();
+/** @param {FieldNames} fields */
+function parsedLabel(fields) {
+  let label = parsedLabels.get(fields);
+  if (label === undefined) parsedLabels.set(fields, (label = `${fields.receivedAt.split('.')[0] || 'parsed'}.*`));
+  return label;
+}
 
 /**
  * A document as a RouterRequest: parsed rtr.* fields first (with the kept `@raw` line when it parses,
@@ -59,7 +65,7 @@ export function mapDocument(source, options) {
     if (exact) return exact;
     lookedIn.push(parsedLabel(fields));
     const parsed = mapParsedFields(source, options);
-    if (parsed.ok) return { ...parsed, from: parsedLabel(fields) };
+    if (parsed.ok) return { ok: true, record: parsed.record, from: parsedLabel(fields) };
     failure = parsed.reason;
     if (format !== 'auto') return { ok: false, reason: failure, lookedIn };
   }

@@ -1,6 +1,9 @@
 // Pure parser of gorouter access-log lines (RTR). Never throws: it returns a record or a reason.
 import { wholeSecondsMs } from '../../../core/utc-time.js';
 import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
+import { endsInDuration, isDigits, mayHavePrefix, readHead, scanFields } from './line-scan.js';
+
+export { scanFields } from './line-scan.js';
 
 /**
  * @typedef {import('../../../core/types.js').RouterRequest} RouterRequest
@@ -15,12 +18,9 @@ import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
 const CF_LOGS_PREFIX = /^\s*(\S+)\s+\[([A-Za-z]+)(?:\/[^\]]*)?\]\s+(?:OUT|ERR)(?:\s|$)/;
 /** An HTTP method as RFC 9110 allows it (a token): `VERSION-CONTROL` and a lower-case `get` included. */
 const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const HEAD = /^(\S+) - \[([^\]]*)\] "((?:[^"\\]|\\.)*)" (\S+) (\S+) (\S+)(?: |$)/;
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/i;
 const GOROUTER_LEGACY_TIME =
   /^(\d{2})\/(\d{2})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\s*([+-]\d{2}:?\d{2}|Z)$/i;
-/** A `key:` of at most 80 characters, matched where the scan is (sticky). */
-const KEY = /[A-Za-z_][A-Za-z0-9_-]{0,78}:/y;
 /** app_index is stored as an integer (int4): a larger number is no instance index. */
 const MOST_APP_INDEX = 2 ** 31 - 1;
 
@@ -32,8 +32,6 @@ export const appIndexOf = (value) =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MOST_APP_INDEX ? value : null;
 /** Seconds as gorouter writes them: digits, then maybe a point and digits. */
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
-/** response_time / gorouter_time as the last thing of a line: never so in a whole line (app_id follows). */
-const CUT_AFTER_NUMBER = /(?:^| )(?:response_time|gorouter_time):[^ "]*$/;
 
 /**
  * The whole seconds of the last UTC time parsed (`2026-11-21T10:00:00`) and their UTC form: the
@@ -111,66 +109,6 @@ function parseTimestamp(text) {
   return `${instant.toISOString().slice(0, 19)}.${micros}Z`;
 }
 
-/**
- * Splits what follows the user agent: positional tokens (addresses) and `key:value` pairs, quoted
- * or not. A quote left open (a truncated line) ends the scan.
- * @param {string} tail
- */
-export function scanFields(tail) {
-  /** @type {string[]} */
-  const positional = [];
-  /** @type {Map<string, string>} */
-  const fields = new Map();
-  let truncated = false;
-  let i = 0;
-  const n = tail.length;
-  const readValue = () => {
-    if (tail[i] === '"') {
-      // Most values hold no escape: one slice (bench/ingest.bench.js profile).
-      const close = tail.indexOf('"', i + 1);
-      const value = close < 0 ? '' : tail.slice(i + 1, close);
-      if (close >= 0 && !value.includes('\\')) {
-        i = close + 1;
-        return value;
-      }
-      let out = '';
-      i += 1;
-      while (i < n && tail[i] !== '"') {
-        if (tail[i] === '\\' && i + 1 < n) i += 1;
-        out += tail[i];
-        i += 1;
-      }
-      if (i >= n) {
-        truncated = true;
-        return null;
-      }
-      i += 1;
-      return out;
-    }
-    const start = i;
-    const space = tail.indexOf(' ', i);
-    i = space < 0 ? n : space;
-    return tail.slice(start, i);
-  };
-  while (i < n) {
-    while (i < n && tail[i] === ' ') i += 1;
-    if (i >= n) break;
-    KEY.lastIndex = i;
-    const key = KEY.exec(tail);
-    if (key) {
-      i += key[0].length;
-      const value = readValue();
-      if (value === null) break;
-      fields.set(key[0].slice(0, -1).toLowerCase(), value);
-    } else {
-      const value = readValue();
-      if (value === null) break;
-      positional.push(value);
-    }
-  }
-  return { positional, fields, truncated };
-}
-
 /** `"-"`, empty or absent -> null. @param {string | undefined} value */
 const present = (value) => (value === undefined || value === '-' || value === '' ? null : value);
 
@@ -178,7 +116,7 @@ const present = (value) => (value === undefined || value === '-' || value === ''
 function wholeNumber(value) {
   const v = present(value);
   if (v === null) return null;
-  return /^\d{1,15}$/.test(v) ? Number(v) : undefined;
+  return isDigits(v) ? Number(v) : undefined;
 }
 
 /**
@@ -201,6 +139,32 @@ export function secondsToMs(value) {
   return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
+/** The fields a record is made of, besides the correlation field. */
+const RECORD_FIELDS = [
+  'response_time',
+  'gorouter_time',
+  'app_index',
+  'app_id',
+  'instance_id',
+  'vcap_request_id',
+  'x_cf_routererror',
+  'x_b3_traceid',
+  'traceparent',
+  'b3',
+];
+/** @type {Map<string, ReadonlySet<string>>} by correlation field (one or two per process) */
+const wantedByCorrelation = new Map();
+/** @param {string | undefined} correlationField */
+function wantedFields(correlationField = '') {
+  let wanted = wantedByCorrelation.get(correlationField);
+  if (!wanted) {
+    if (wantedByCorrelation.size > 100) wantedByCorrelation.clear();
+    wanted = new Set([...RECORD_FIELDS, correlationField.toLowerCase()]);
+    wantedByCorrelation.set(correlationField, wanted);
+  }
+  return wanted;
+}
+
 /**
  * @param {string} line a gorouter access-log line, optionally with the `cf logs` prefix
  * @param {{ correlationField?: string }} [options] the extra-header field holding the load generator's id
@@ -209,8 +173,9 @@ export function secondsToMs(value) {
  */
 export function parseGorouterLine(line, options = {}) {
   if (typeof line !== 'string') return { ok: false, reason: 'not_text' };
-  let text = line.replace(/\r?\n$/, '');
-  const prefix = CF_LOGS_PREFIX.exec(text);
+  let text = line;
+  if (text.endsWith('\n')) text = text.slice(0, text.endsWith('\r\n') ? -2 : -1);
+  const prefix = mayHavePrefix(text) ? CF_LOGS_PREFIX.exec(text) : null;
   if (prefix) {
     if (prefix[2].toUpperCase() !== 'RTR') return { ok: false, reason: 'not_rtr' };
     text = text.slice(prefix[0].length);
@@ -218,32 +183,37 @@ export function parseGorouterLine(line, options = {}) {
   }
   text = text.trim();
   if (text === '') return { ok: false, reason: 'empty' };
-  const head = HEAD.exec(text);
-  if (!head) return { ok: false, reason: /^\S+ - \[/.test(text) ? 'truncated' : 'not_gorouter' };
-  const receivedAt = parseRouterTimestamp(head[2]);
+  const head = readHead(text);
+  if (typeof head === 'string') return { ok: false, reason: head };
+  const receivedAt = parseRouterTimestamp(head.time);
   if (!receivedAt) return { ok: false, reason: 'bad_timestamp' };
   // Nothing written to the client (it gave up, the backend never answered): gorouter writes `"-"`.
-  const status = wholeNumber(head[4] === '"-"' ? '-' : head[4]);
-  const bytesReceived = wholeNumber(head[5]);
-  const bytesSent = wholeNumber(head[6]);
+  const status = wholeNumber(head.status === '"-"' ? '-' : head.status);
+  const bytesReceived = wholeNumber(head.bytesReceived);
+  const bytesSent = wholeNumber(head.bytesSent);
   if (status === undefined || (status !== null && (status < 100 || status > 599)))
     return { ok: false, reason: 'bad_status' };
   if (bytesReceived === undefined || bytesSent === undefined) return { ok: false, reason: 'bad_bytes' };
 
   // Referer and user agent are quoted; they may be missing from a truncated line.
-  const rest = text.slice(head[0].length);
+  const rest = text.slice(head.end);
   // A line cut right after a number would give a shortened number (bytes_sent 1099511 of
   // 1099511627770, response_time 0.02 of 0.025501): in whole lines, something always follows them.
-  if (rest === '' || CUT_AFTER_NUMBER.test(rest)) return { ok: false, reason: 'truncated' };
-  const { fields } = scanFields(rest);
+  if (rest === '' || endsInDuration(rest)) return { ok: false, reason: 'truncated' };
+  const { fields } = scanFields(rest, wantedFields(options.correlationField));
   const responseTimeMs = secondsToMs(fields.get('response_time'));
   const gorouterTimeMs = secondsToMs(fields.get('gorouter_time'));
   if (responseTimeMs === undefined || gorouterTimeMs === undefined) return { ok: false, reason: 'bad_duration' };
   const appIndex = wholeNumber(fields.get('app_index'));
 
-  const request = head[3].split(' ');
-  const method = request.length >= 2 && METHOD_TOKEN.test(request[0]) ? request[0] : null;
-  const path = request.length >= 2 ? request.slice(1, request.length >= 3 ? -1 : undefined).join(' ') : null;
+  // `METHOD path HTTP/x`: the path is what lies between the first space and the last (a path may hold spaces).
+  const { request } = head;
+  const firstSpace = request.indexOf(' ');
+  const lastSpace = request.lastIndexOf(' ');
+  const method =
+    firstSpace >= 0 && METHOD_TOKEN.test(request.slice(0, firstSpace)) ? request.slice(0, firstSpace) : null;
+  const path =
+    firstSpace < 0 ? null : request.slice(firstSpace + 1, lastSpace > firstSpace ? lastSpace : request.length);
   const vcapRequestId = present(fields.get('vcap_request_id'))?.toLowerCase() ?? null;
   return {
     ok: true,

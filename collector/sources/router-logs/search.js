@@ -1,6 +1,7 @@
 // Elasticsearch / OpenSearch reader: every document of a time window, in timestamp order, with
 // search_after over a point in time (scroll where there is none), proving it read what the window holds.
 import { HttpError, createHttp } from '../../net/http-client.js';
+import { readByPointInTime, readByScroll } from './search-pages.js';
 
 /**
  * @typedef {object} ServerInfo
@@ -63,22 +64,33 @@ export function nextPageSize(bytes, documents, asked) {
  */
 
 /**
- * @param {import('../../config/index.js').Config['search'] & { url: string }} search
- * @param {SearchClientDeps} [deps]
+ * The request headers: JSON, uncompressed, and the credentials.
+ * @param {import('../../config/index.js').Config['search']} search
  */
-export function createSearchClient(search, deps = {}) {
+function searchHeaders(search) {
   /** @type {Record<string, string>} */
   // Uncompressed: on a LAN or loopback gzip costs both sides more CPU than it saves (bench/ingest.bench.js).
   const headers = { 'Content-Type': 'application/json', Accept: 'application/json', 'Accept-Encoding': 'identity' };
   if (search.apiKey) headers.Authorization = `ApiKey ${search.apiKey}`;
   else if (search.username)
     headers.Authorization = `Basic ${Buffer.from(`${search.username}:${search.password ?? ''}`).toString('base64')}`;
+  return headers;
+}
+
+/** @typedef {import('./search-pages.js').Exchange} Exchange */
+
+/**
+ * The search server's HTTP: requests retried as http-client.js does, failures named by reason.
+ * @param {import('../../config/index.js').Config['search'] & { url: string }} search
+ * @param {SearchClientDeps} deps
+ */
+function searchHttp(search, deps) {
   const http = createHttp({
     setting: 'SEARCH_URL',
     timeoutMs: deps.timeoutMs ?? 60_000,
     skipSslValidation: false,
     backoff: deps.backoff,
-    headers,
+    headers: searchHeaders(search),
     errorTitle: searchErrorTitle,
     onRetry: (e) => {
       deps.onRetry?.(e.reason);
@@ -88,28 +100,7 @@ export function createSearchClient(search, deps = {}) {
       );
     },
   });
-  const firstPage = deps.pageSize ?? FIRST_PAGE;
-  const scrollPage = deps.pageSize ?? SCROLL_PAGE;
-  /** @type {typeof nextPageSize} */
-  const sizeAfter = deps.pageSize ? () => firstPage : nextPageSize;
-  /** @type {Promise<ServerInfo> | undefined} */
-  let info;
-
-  /**
-   * @param {string} method @param {string} path @param {unknown} [body] @param {AbortSignal} [signal]
-   * @param {{ once?: boolean }} [options]
-   * @returns {Promise<any>}
-   */
-  async function call(method, path, body, signal, options = {}) {
-    return (await exchange(method, path, body, signal, options)).data;
-  }
-
-  /**
-   * The successful response (status 2xx); any other status fails with the server's reason.
-   * @param {string} method @param {string} path @param {unknown} [body] @param {AbortSignal} [signal]
-   * @param {{ once?: boolean }} [options]
-   * @returns {Promise<import('../../net/http-client.js').HttpResponse>}
-   */
+  /** @type {Exchange} */
   async function exchange(method, path, body, signal, options = {}) {
     const response = await http
       .send({
@@ -130,41 +121,71 @@ export function createSearchClient(search, deps = {}) {
           : err;
       });
     if (response.status >= 200 && response.status < 300) return response;
-    const title = searchErrorTitle(response.data);
-    const reason =
-      response.status === 401 || response.status === 403
-        ? 'auth'
-        : title === 'index_not_found_exception'
-          ? 'index_not_found'
-          : title === 'search_context_missing_exception'
-            ? 'pit_expired'
-            : `http_${response.status}`;
-    const detail =
-      reason === 'index_not_found'
-        ? `no index matches SEARCH_INDEX=${search.index}`
-        : `${method} ${path.split('?')[0]} answered ${response.status}${title ? ` ${title}` : ''}`;
-    throw new HttpError(`search: ${detail}`, { status: response.status, title, reason });
+    throw statusError(response, method, path, search.index);
   }
+  /** @type {(...args: Parameters<Exchange>) => Promise<any>} the successful response's body */
+  const call = async (...args) => (await exchange(...args)).data;
+  return { http, exchange, call };
+}
 
-  /** @param {AbortSignal} [signal] @returns {Promise<ServerInfo>} */
-  async function detect(signal) {
-    const root = await call('GET', '/', undefined, signal);
-    const version = String(root?.version?.number ?? '0.0.0');
-    if (root?.version?.distribution === 'opensearch') {
-      return { flavor: 'opensearch', version, pit: atLeast(version, '2.4') ? 'opensearch' : null };
-    }
-    // The point-in-time API is part of X-Pack: the Apache-licensed 7.10 build has none.
-    let pit = null;
-    if (atLeast(version, '7.10')) {
-      const xpack = await http.send({ url: `${search.url}/_xpack`, signal });
-      if (xpack.status === 200) pit = /** @type {const} */ ('elasticsearch');
-    }
-    return { flavor: 'elasticsearch', version, pit };
+/**
+ * The failure a search response of another status than 2xx stands for.
+ * @param {import('../../net/http-client.js').HttpResponse} response
+ * @param {string} method @param {string} path @param {string} index
+ */
+function statusError(response, method, path, index) {
+  const title = searchErrorTitle(response.data);
+  const reason =
+    response.status === 401 || response.status === 403
+      ? 'auth'
+      : title === 'index_not_found_exception'
+        ? 'index_not_found'
+        : title === 'search_context_missing_exception'
+          ? 'pit_expired'
+          : `http_${response.status}`;
+  const detail =
+    reason === 'index_not_found'
+      ? `no index matches SEARCH_INDEX=${index}`
+      : `${method} ${path.split('?')[0]} answered ${response.status}${title ? ` ${title}` : ''}`;
+  return new HttpError(`search: ${detail}`, { status: response.status, title, reason });
+}
+
+/**
+ * Which server it is, and which point-in-time API it has.
+ * @param {ReturnType<typeof searchHttp>} searchHttpOf @param {string} url @param {AbortSignal} [signal]
+ * @returns {Promise<ServerInfo>}
+ */
+async function detect({ http, call }, url, signal) {
+  const root = await call('GET', '/', undefined, signal);
+  const version = String(root?.version?.number ?? '0.0.0');
+  if (root?.version?.distribution === 'opensearch') {
+    return { flavor: 'opensearch', version, pit: atLeast(version, '2.4') ? 'opensearch' : null };
   }
+  // The point-in-time API is part of X-Pack: the Apache-licensed 7.10 build has none.
+  let pit = null;
+  if (atLeast(version, '7.10')) {
+    const xpack = await http.send({ url: `${url}/_xpack`, signal });
+    if (xpack.status === 200) pit = /** @type {const} */ ('elasticsearch');
+  }
+  return { flavor: 'elasticsearch', version, pit };
+}
+
+/**
+ * @param {import('../../config/index.js').Config['search'] & { url: string }} search
+ * @param {SearchClientDeps} [deps]
+ */
+export function createSearchClient(search, deps = {}) {
+  const http = searchHttp(search, deps);
+  const firstPage = deps.pageSize ?? FIRST_PAGE;
+  const scrollPage = deps.pageSize ?? SCROLL_PAGE;
+  /** @type {typeof nextPageSize} */
+  const sizeAfter = deps.pageSize ? () => firstPage : nextPageSize;
+  /** @type {Promise<ServerInfo> | undefined} */
+  let info;
 
   /** @param {AbortSignal} [signal] */
   function server(signal) {
-    info ??= detect(signal).catch((err) => {
+    info ??= detect(http, search.url, signal).catch((err) => {
       info = undefined;
       throw err;
     });
@@ -185,113 +206,26 @@ export function createSearchClient(search, deps = {}) {
    */
   async function* readAll({ query, sortField, signal }) {
     const { pit } = await server(signal);
-    let read = 0;
-    let total = -1;
-    if (pit) {
-      const opened =
-        pit === 'opensearch'
-          ? await call(
-              'POST',
-              `/${indexPath()}/_search/point_in_time?keep_alive=2m&allow_no_indices=false`,
-              undefined,
-              signal,
-            )
-          : await call('POST', `/${indexPath()}/_pit?keep_alive=2m`, undefined, signal);
-      let pitId = /** @type {string} */ (opened.pit_id ?? opened.id);
-      // The page read ahead is given up (aborted) when the caller stops early.
-      const readAhead = new AbortController();
-      const stop = () => readAhead.abort();
-      signal?.addEventListener('abort', stop, { once: true });
-      /** @param {unknown[] | undefined} after @param {number} size */
-      const page = (after, size) =>
-        exchange(
-          'POST',
-          '/_search',
-          {
-            size,
-            query,
-            sort: [byTime(sortField), { _shard_doc: 'asc' }],
-            pit: { id: pitId, keep_alive: '2m' },
-            track_total_hits: total < 0,
-            ...(after ? { search_after: after } : {}),
-          },
-          readAhead.signal,
-        ).then((response) => ({ body: response.data, size, bytes: response.length ?? 0 }));
-      /** @type {Promise<{ body: any, size: number, bytes: number }> | undefined} */
-      let next = page(undefined, firstPage);
-      try {
-        while (next) {
-          const { body, size, bytes } = await next;
-          next = undefined;
-          pitId = body.pit_id ?? pitId; // always the newest id
-          if (total < 0) total = Number(body.hits?.total?.value ?? 0);
-          const hits = body.hits?.hits ?? [];
-          read += hits.length;
-          // The next page is asked for before this one is handed on: the server reads it while
-          // the caller maps and stores this one.
-          if (hits.length === size) {
-            next = page(hits[hits.length - 1].sort, sizeAfter(bytes, hits.length, size));
-            next.catch(() => {});
-          }
-          if (hits.length) yield { hits, total };
-        }
-      } finally {
-        signal?.removeEventListener('abort', stop);
-        if (next) {
-          readAhead.abort();
-          pitId = (await next.catch(() => undefined))?.body?.pit_id ?? pitId;
-        }
-        const close =
-          pit === 'opensearch'
-            ? call('DELETE', '/_search/point_in_time', { pit_id: [pitId] })
-            : call('DELETE', '/_pit', { id: pitId });
-        await close.catch((err) => deps.log?.debug({ err }, 'search: closing point in time'));
-      }
-    } else {
-      let body = await call(
-        'POST',
-        `/${indexPath()}/_search?scroll=2m&allow_no_indices=false`,
-        {
-          size: scrollPage,
-          query,
-          sort: [byTime(sortField)],
-          track_total_hits: true,
-        },
-        signal,
-      );
-      let scrollId = body._scroll_id;
-      try {
-        total = Number(body.hits?.total?.value ?? body.hits?.total ?? 0);
-        for (;;) {
-          const hits = body.hits?.hits ?? [];
-          read += hits.length;
-          if (hits.length) yield { hits, total };
-          if (hits.length < scrollPage) break;
-          // Never repeated: a continuation that timed out may have moved the cursor, and a repeat would
-          // skip a page. The window is read again from its last committed page instead.
-          body = await call('POST', '/_search/scroll', { scroll: '2m', scroll_id: scrollId }, signal, {
-            once: true,
-          }).catch((err) => {
-            if (!(err instanceof HttpError) || err.status !== undefined || signal?.aborted) throw err;
-            throw new HttpError(`${err.message} (scroll interrupted)`, { reason: 'search_context_lost', cause: err });
-          });
-          scrollId = body._scroll_id ?? scrollId;
-        }
-      } finally {
-        await call('DELETE', '/_search/scroll', { scroll_id: scrollId }).catch((err) =>
-          deps.log?.debug({ err }, 'search: clearing scroll'),
-        );
-      }
+    const window = { total: -1 };
+    const read = { http, indexPath: indexPath(), query, sortField, signal, window, log: deps.log };
+    const pages = pit
+      ? readByPointInTime({ ...read, pit, firstPage, sizeAfter })
+      : readByScroll({ ...read, scrollPage });
+    let documents = 0;
+    for await (const hits of pages) {
+      documents += hits.length;
+      yield { hits, total: window.total };
     }
-    if (read !== total) {
-      throw new HttpError(`search: read ${read} documents but the window held ${total}`, { reason: 'incomplete_read' });
+    if (documents !== window.total) {
+      throw new HttpError(`search: read ${documents} documents but the window held ${window.total}`, {
+        reason: 'incomplete_read',
+      });
     }
   }
 
-  return { server, readAll, close: http.close };
+  return { server, readAll, close: http.http.close };
 }
 
-// Sort values in epoch ms whether an index maps the field as date or date_nanos (else nanoseconds).
-export const byTime = (/** @type {string} */ field) => ({ [field]: { order: 'asc', numeric_type: 'date' } });
+export { byTime } from './search-pages.js';
 
 /** @typedef {ReturnType<typeof createSearchClient>} SearchClient */
