@@ -7,33 +7,44 @@
 // A crash loses at most the page being filled; memory stays flat however long the run. Large
 // pages: PostgreSQL spends less CPU per row than on small ones (a cost per COPY transaction), on
 // the same cores as the generator and the target (bench/loadgen.bench.js).
-import { createPostgresSink } from '../exporters/postgres/sink.js';
-import { loadgenRowEncoder } from '../exporters/postgres/loadgen-rows.js';
+
+/**
+ * Where a run's requests go, opened for the run and worker by the command that drives the load
+ * (a PostgreSQL sink and the run's row encoder: exporters/postgres/loadgen-rows.js openLoadgenRecording).
+ * @typedef {object} Recording
+ * @property {PageSink} sink
+ * @property {RowEncoder} encoder
+ *
+ * Takes pages of encoded rows and writes up to its limit of them at once.
+ * @typedef {object} PageSink
+ * @property {(kind: 'loadgen_request', rows: import('../core/types.js').EncodedRows) => void} writeEncoded
+ * @property {() => Promise<void>} flush starts writing what is buffered
+ * @property {() => Promise<void>} room resolves once a write slot is free
+ * @property {() => Promise<void>} close writes the rest and releases
+ * @property {number} writesInFlight
+ * @property {number} pending rows not written (after close: lost)
+ * @property {number} written rows written
+ * @property {Error | undefined} lastError
+ *
+ * Encodes one request as a binary COPY tuple of the run's rows.
+ * @typedef {object} RowEncoder
+ * @property {(error: string | null) => number} maxBytes the most bytes a row with this error takes
+ * @property {number} cleaned rows so far whose text was cleaned
+ * @property {(page: Buffer, at: number, correlationId: string, startedAtMs: number, durationMs: number,
+ *   status: number, error: string | null) => number} write the row at `at`; returns the offset after it
+ */
 
 /**
  * @param {object} options
- * @param {import('pg').Pool} options.pool
- * @param {import('pino').Logger} options.log
- * @param {number} options.runId
- * @param {string} options.worker
+ * @param {Recording} options.recording
  * @param {number} [options.batchSize] rows per page
  * @param {number} [options.flushIntervalMs] a partly filled page is written after this long
  * @param {number} [options.maxInFlight] pages written at once before the producer waits
  * @param {() => void} [options.onWait] a page was full while every slot was busy
  */
-export function createRecorder({
-  pool,
-  log,
-  runId,
-  worker,
-  batchSize = 10_000,
-  flushIntervalMs = 1000,
-  maxInFlight = 3,
-  onWait,
-}) {
+export function createRecorder({ recording, batchSize = 10_000, flushIntervalMs = 1000, maxInFlight = 3, onWait }) {
   // The producer waits instead of dropping, so the buffer never holds more than the pages in flight.
-  const sink = createPostgresSink({ pool, log, maxBuffered: Infinity, batchRows: batchSize, maxInFlight });
-  const encoder = loadgenRowEncoder({ runId, worker });
+  const { sink, encoder } = recording;
   /** The longest a row without an error can be. */
   const mostBytes = encoder.maxBytes(null);
   const pageBytes = batchSize * mostBytes;
@@ -136,7 +147,7 @@ function createPagePool(pageBytes, maxInFlight) {
  * Gives a page's rows to the sink and returns the buffer to fill next. A page the timer sends part-filled
  * goes as a copy of its own size: the page buffer stays here for the next rows, and pages waiting out an
  * outage hold only what they carry.
- * @param {ReturnType<typeof createPostgresSink>} sink @param {ReturnType<typeof createPagePool>} pages
+ * @param {PageSink} sink @param {ReturnType<typeof createPagePool>} pages
  * @param {Buffer} page @param {{ bytes: number, rows: number, cleaned: number }} filled
  */
 function writePage(sink, pages, page, { bytes, rows, cleaned }) {

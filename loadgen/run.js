@@ -24,10 +24,12 @@ import { summaryJson, writeSummary } from './summary-export.js';
  */
 
 /**
- * @param {import('pg').Pool} pool @param {number} runId @param {RunOptions} options @param {RunContext} ctx
+ * @param {(run: { runId: number, worker: string }) => import('./recorder.js').Recording} openRecording
+ *   where the run's requests are written
+ * @param {number} runId @param {RunOptions} options @param {RunContext} ctx
  * @returns {Promise<number>} exit code: 1 when a check failed
  */
-export async function runLoad(pool, runId, options, { log, out, signal, observe, progress, recordWait }) {
+export async function runLoad(openRecording, runId, options, { log, out, signal, observe, progress, recordWait }) {
   if (options.startAt) {
     const waitMs = Date.parse(options.startAt) - Date.now();
     if (waitMs > 0) {
@@ -36,7 +38,7 @@ export async function runLoad(pool, runId, options, { log, out, signal, observe,
       await sleep(waitMs, undefined, { signal }).catch(() => {});
     }
   }
-  const recorder = createRecorder({ pool, log, runId, worker: options.worker, onWait: recordWait });
+  const recorder = createRecorder({ recording: openRecording({ runId, worker: options.worker }), onWait: recordWait });
   /** @type {import('./generate.js').LoadHooks['record']} */
   const record = observe
     ? (correlationId, startedAtMs, durationMs, status, error) => {

@@ -9,6 +9,7 @@ import { runLoad } from '../../loadgen/run.js';
 import { createHttpServer } from '../metrics-server.js';
 import { loadgenOptions, numberFlag } from './flags.js';
 import { shutdownSignal } from './shutdown.js';
+import { openLoadgenRecording } from '../../exporters/postgres/loadgen-rows.js';
 
 /**
  * /metrics of the load generator while it runs. Undefined when no port is asked for.
@@ -121,7 +122,7 @@ async function driveRun(pool, runId, created, options, { log, out, err, observe,
   });
   try {
     const ctx = { log, out, signal: stop.signal, observe, progress, recordWait };
-    const code = await runLoad(pool, runId, options, ctx);
+    const code = await runLoad((run) => openLoadgenRecording(pool, log, run), runId, options, ctx);
     out(nextSteps(runId, created));
     if (interrupted) return interrupted === 'SIGINT' ? 130 : 143;
     return code;

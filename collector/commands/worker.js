@@ -9,6 +9,7 @@ import { runLoad } from '../../loadgen/run.js';
 import { loadgenOptions } from './flags.js';
 import { serveLoadgenMetrics } from './loadgen.js';
 import { shutdownSignal } from './shutdown.js';
+import { openLoadgenRecording } from '../../exporters/postgres/loadgen-rows.js';
 
 const POLL_MS = 2000;
 
@@ -58,7 +59,9 @@ export function workerCommand(config, { log, out }, flags) {
           log.info({ runId: run.id, worker: options.worker, url: options.url }, 'worker: run starts');
           const metrics = await serveLoadgenMetrics(config.assignedPort, config, log);
           try {
-            await runLoad(pool, run.id, options, { log, out, signal: stop.signal, observe: metrics?.observe });
+            const recording = (/** @type {{ runId: number, worker: string }} */ r) =>
+              openLoadgenRecording(pool, log, r);
+            await runLoad(recording, run.id, options, { log, out, signal: stop.signal, observe: metrics?.observe });
           } finally {
             await metrics?.close();
             await endWhenLast(pool, run.id, stop.signal, log);

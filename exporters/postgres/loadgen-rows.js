@@ -4,6 +4,7 @@
 import { cleanedText } from './clean-text.js';
 import { POSTGRES_EPOCH_MS, writeInt64 } from './copy-binary.js';
 import { tableOf } from './tables.js';
+import { createPostgresSink } from './sink.js';
 
 const LOADGEN_REQUESTS = tableOf('loadgen_request');
 
@@ -93,3 +94,14 @@ export function loadgenRowEncoder({ runId, worker }) {
   };
 }
 
+/**
+ * Where the load generator records a run (loadgen/recorder.js Recording): a buffered sink that
+ * writes up to `maxInFlight` pages of `batchRows` at once and never drops (the producer waits),
+ * and the run's row encoder.
+ * @param {import('pg').Pool} pool @param {import('pino').Logger} log
+ * @param {{ runId: number, worker: string, batchRows?: number, maxInFlight?: number }} run
+ */
+export function openLoadgenRecording(pool, log, { runId, worker, batchRows = 10_000, maxInFlight = 3 }) {
+  const sink = createPostgresSink({ pool, log, maxBuffered: Infinity, batchRows, maxInFlight });
+  return { sink, encoder: loadgenRowEncoder({ runId, worker }) };
+}

@@ -10,7 +10,7 @@ import pino from 'pino';
 import { binaryRows, copyNew, inTransaction } from '../../exporters/postgres/copy.js';
 import { migrate } from '../../exporters/postgres/migrate.js';
 import { createPageWriter } from '../../exporters/postgres/page-writer.js';
-import { loadgenRowEncoder } from '../../exporters/postgres/loadgen-rows.js';
+import { loadgenRowEncoder, openLoadgenRecording } from '../../exporters/postgres/loadgen-rows.js';
 import { tableOf } from '../../exporters/postgres/tables.js';
 import { createPrometheusSink } from '../../exporters/prometheus.js';
 import { PREOPEN_LATENCY_MS, generateLoad } from '../../loadgen/generate.js';
@@ -82,7 +82,16 @@ describe('load generator recorder and schedule', () => {
    * @param {number} runId @param {Partial<Parameters<typeof createRecorder>[0]>} [options]
    */
   const recorderFor = (runId, options) =>
-    createRecorder({ pool, log, runId, worker: 'w', flushIntervalMs: 60_000, ...options });
+    createRecorder({
+      recording: openLoadgenRecording(pool, log, {
+        runId,
+        worker: 'w',
+        batchRows: options?.batchSize,
+        maxInFlight: options?.maxInFlight,
+      }),
+      flushIntervalMs: 60_000,
+      ...options,
+    });
   const newRun = async () =>
     Number((await db.query("INSERT INTO test_runs (label, app_name) VALUES ('t', 'a') RETURNING id")).rows[0].id);
 

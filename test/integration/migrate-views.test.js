@@ -9,7 +9,7 @@ import pg from 'pg';
 import { runner } from 'node-pg-migrate';
 import pino from 'pino';
 import { MIGRATIONS_DIR, migrate } from '../../exporters/postgres/migrate.js';
-import { runSqlQuery } from '../../exporters/postgres/queries/report.js';
+import { loadSqlQuery } from '../../exporters/postgres/queries/report.js';
 import { startTestDatabase } from '../support/database.js';
 import { seedRun } from '../support/report-runs.js';
 
@@ -118,8 +118,22 @@ async function snapshot(/** @type {pg.Pool} */ pool, /** @type {number[]} */ ids
   answers.run_data_marks = await q('SELECT * FROM run_data_marks($1::bigint[]) ORDER BY run_id', [runs]);
   answers.router_record = await q(`SELECT * FROM router_record($1)`, [`${ids[0]}-7`]);
   answers.student_t_975 = await q('SELECT student_t_975(df) FROM generate_series(0, 40) df');
+  // Before migration 012 the router record was looked up by its id alone (one argument).
+  const { rows: lookups } = await pool.query(
+    `SELECT count(*)::int AS n FROM pg_proc WHERE proname = 'router_record' AND pronargs = 2`,
+  );
   for (const name of [...REPORT_QUERIES, ...REPORT_QUERIES_MORE]) {
-    answers[`sql/queries/${name}`] = await runSqlQuery(pool, name, { runs, trim: 0.1 });
+    const { text, parameters } = loadSqlQuery(name);
+    const sql = lookups[0].n
+      ? text
+      : text.replaceAll('router_record(l.correlation_id, l.started_at)', 'router_record(l.correlation_id)');
+    const values = /** @type {Record<string, string>} */ ({ runs, trim: '0.1' });
+    answers[`sql/queries/${name}`] = (
+      await pool.query(
+        sql,
+        parameters.map((p) => values[p]),
+      )
+    ).rows;
   }
   return answers;
 }
