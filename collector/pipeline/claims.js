@@ -83,18 +83,6 @@ export function createSharing(
     }
   }
 
-  /** The apps seen in the first phase that nobody claimed for this slot. @param {PollContext} ctx */
-  async function unclaimed(ctx) {
-    const open = [...seen.keys()].filter((guid) => !mine.has(guid));
-    if (!open.length) return [];
-    try {
-      const taken = await claimedPolls(pool, { slot: ctx.now, appGuids: open });
-      return open.filter((guid) => !taken.has(guid));
-    } catch {
-      return open;
-    }
-  }
-
   /**
    * The poll of a shared source: this collector's share at once, then, a third of the interval after
    * the slot, the apps no collector claimed (their preferred one stopped or is late).
@@ -120,7 +108,7 @@ export function createSharing(
         const records = await pollPart(ctx, 'preferred');
         const wait = ctx.now.getTime() + graceMs - Date.now();
         if (wait > 0) await sleep(wait, undefined, { signal: ctx.signal }).catch(() => {});
-        if (ctx.signal.aborted || !(await unclaimed(ctx)).length) return records;
+        if (ctx.signal.aborted || !(await unclaimed(pool, [...seen.keys()], mine, ctx)).length) return records;
         try {
           return [...records, ...(await pollPart(ctx, 'cover'))];
         } catch (err) {
@@ -131,6 +119,32 @@ export function createSharing(
     };
   }
 
+  const holdReader = readerLeases({ pool, schemaReady, holder, leaseMs });
+  return { holder, graceMs, claimApps, share, holdReader };
+}
+
+/** @typedef {ReturnType<typeof createSharing>} Sharing */
+
+/**
+ * The apps seen in the first phase that nobody claimed for this slot.
+ * @param {import('pg').Pool} pool @param {string[]} seen @param {Set<string>} mine @param {PollContext} ctx
+ */
+async function unclaimed(pool, seen, mine, ctx) {
+  const open = seen.filter((guid) => !mine.has(guid));
+  if (!open.length) return [];
+  try {
+    const taken = await claimedPolls(pool, { slot: ctx.now, appGuids: open });
+    return open.filter((guid) => !taken.has(guid));
+  } catch {
+    return open;
+  }
+}
+
+/**
+ * One collector at a time holds each incremental reader: a lease in PostgreSQL, renewed as it works.
+ * @param {{ pool: import('pg').Pool, schemaReady: Promise<boolean>, holder: string, leaseMs: number }} deps
+ */
+function readerLeases({ pool, schemaReady, holder, leaseMs }) {
   /**
    * `work` of an incremental reader, run only while this collector holds the reader's lease (renewed
    * as it works, given up after): the other collectors skip the run meanwhile.
@@ -155,8 +169,5 @@ export function createSharing(
       }
     };
   }
-
-  return { holder, graceMs, claimApps, share, holdReader };
+  return holdReader;
 }
-
-/** @typedef {ReturnType<typeof createSharing>} Sharing */
