@@ -200,7 +200,7 @@ export function createSearchClient(search, deps = {}) {
    * read differs from the number the window held when the read began.
    *
    * Each document comes whole: filtering `_source` made the search server parse and write every
-   * document again (far more of its CPU per document, bench/README.md), on a cluster that is busy
+   * document again (more of its CPU per document, bench/README.md), on a cluster that is busy
    * indexing the load test's own logs meanwhile; whole, it sends the bytes it stored.
    * @param {{ query: object, sortField: string, signal?: AbortSignal }} request
    * @returns {AsyncGenerator<Page>}
