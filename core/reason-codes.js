@@ -62,6 +62,24 @@ export const CLOUD_CONTROLLER = Object.freeze({
   NOT_FOUND: 'not_found',
 });
 
+/** Lines of a load tool's results that are no request. */
+export const LOAD_RESULTS = Object.freeze({
+  SHORT_ROW: 'short_row',
+  BAD_NUMBER: 'bad_number',
+  BAD_TIME: 'bad_time',
+  BAD_JSON: 'bad_json',
+  NOT_VEGETA: 'not_vegeta',
+  CSV_FRAMING: 'csv_framing',
+  TRUNCATED: 'truncated',
+  NO_RUN_RECORD: 'no_run_record',
+});
+
+/** Why a scheduled job warned or failed, apart from its source's own reasons. */
+export const JOB = Object.freeze({
+  ERROR: 'error',
+  CLAIMS_UNAVAILABLE: 'claims_unavailable',
+});
+
 /**
  * Reasons that are not a loss: lines of other sources in `cf logs` output (not_rtr) and router
  * messages with nothing in them (empty_rtr). In a file or stdin, lines that are no gorouter line at
@@ -75,5 +93,7 @@ export const EXPECTED_SKIPS = Object.freeze({
 
 /** Every reason code above. @type {ReadonlySet<string>} */
 export const ALL_REASONS = Object.freeze(
-  new Set([LINE, SEARCH, LOG_CACHE, DRAIN, CLOUD_CONTROLLER].flatMap((codes) => Object.values(codes))),
+  new Set(
+    [LINE, SEARCH, LOG_CACHE, DRAIN, CLOUD_CONTROLLER, LOAD_RESULTS, JOB].flatMap((codes) => Object.values(codes)),
+  ),
 );

@@ -6,6 +6,7 @@ import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import cron from 'node-cron';
 import { SourceError } from '../../core/errors.js';
+import { JOB } from '../../core/reason-codes.js';
 import {
   claimPolls,
   claimedPolls,
@@ -78,7 +79,7 @@ export function createSharing(
       for (const guid of claimed) mine.add(guid);
       return claimed;
     } catch (err) {
-      ctx.warn('claims_unavailable', `poll claims: ${/** @type {Error} */ (err).message}; polling without them`);
+      ctx.warn(JOB.CLAIMS_UNAVAILABLE, `poll claims: ${/** @type {Error} */ (err).message}; polling without them`);
       return new Set(wanted);
     }
   }

@@ -1,6 +1,7 @@
 // The Log Cache job: every watched app's pages (sources/log-cache) through the page path, one app
 // after the other; an app that fails (404: no log access) does not stop the others.
 import { SourceError } from '../../core/errors.js';
+import { JOB } from '../../core/reason-codes.js';
 import { createLogCacheAppSource, explainReadError } from '../sources/log-cache/index.js';
 import { ingestFromCheckpoint } from './pages.js';
 
@@ -32,7 +33,7 @@ export async function ingestLogCache(apps, reader, deps) {
   if (failures.length) {
     const more = failures.length > 1 ? ` (and ${failures.length - 1} more apps)` : '';
     throw new SourceError(`${failures[0].message}${more}`, {
-      reason: /** @type {any} */ (failures[0]).reason ?? 'error',
+      reason: /** @type {any} */ (failures[0]).reason ?? JOB.ERROR,
       cause: failures[0],
     });
   }

@@ -88,9 +88,8 @@ export async function copyInsert(client, spec, rows, { readBack = true } = {}) {
  * copyInsert for a caller that only counts the inserted rows: first a plain COPY straight into the
  * table, under a savepoint, and only when a row is already there (a unique violation: a window
  * read again, a row twice in the page) the staging table's keyed insert, after rolling back to the
- * savepoint. Most pages hold only new rows, and the staging table's extra write and read cost
- * PostgreSQL a large part of its CPU per row (bench/ingest.bench.js). Runs inside the caller's
- * transaction.
+ * savepoint. Most pages hold only new rows, and the staging table's extra write and read add to
+ * PostgreSQL's CPU per row (bench/ingest.bench.js). Runs inside the caller's transaction.
  * @param {import('pg').PoolClient} client @param {TableSpec} spec @param {EncodedRows} rows
  * @returns {Promise<number>} how many rows were inserted now
  */

@@ -24,9 +24,9 @@ function writeBytes(page, at, bytes) {
 /**
  * loadgen_requests rows straight from the generator's numbers into a page buffer, in
  * LOADGEN_REQUESTS column order, as the tuples of a binary COPY: the generic column mapper (a
- * record object, a Date, an escape pass per value) was a fifth of the load generator's CPU; a
- * text line still cost digit loops here, and in PostgreSQL a third of its CPU per row went to
- * parsing the text (timestamps above all; bench/loadgen.bench.js). Times are kept to the
+ * record object, a Date, an escape pass per value) cost the load generator CPU per request; a
+ * text line still cost digit loops here, and PostgreSQL CPU per row to parse the text (timestamps
+ * above all; bench/loadgen.bench.js). Times are kept to the
  * microsecond (what PostgreSQL keeps), durations in ms to the nanosecond, as the text rows were.
  * @param {{ runId: number, worker: string }} run
  */

@@ -10,7 +10,7 @@
  *   Every time column is timestamptz, kept to the microsecond, whatever form the record carries the
  *   time in (a UTC string, a Date, or Unix milliseconds: copy-binary.js timestampEncoder)
  * @property {boolean} [freshKeys] every record carries a newly drawn key (128 random bits), so a
- *   plain COPY cannot collide: half the work of the keyed insert
+ *   plain COPY cannot collide and the keyed insert's staging work is not needed
  * @property {string[]} [fillMissing] columns a re-read fills in where the stored row has NULL
  * @property {Array<[column: string, field: string]>} [returning] columns of newly inserted rows that
  *   come back (as record fields) for counting, e.g. in Prometheus

@@ -130,7 +130,7 @@ $$;
 
 -- run_summary (whole run, migration 003) per run through lateral subqueries: `WHERE run_id = 7`
 -- now reads run 7's rows only. Before, its loadgen CTE, referenced twice, was materialised for
--- every run in the database (917 ms against 6 ms for the same run's percentiles at 50 x 20,000).
+-- every run in the database, a cost that grew with the database instead of with the run.
 CREATE OR REPLACE VIEW run_summary AS
 SELECT t.id                                                              AS run_id,
        t.label,

@@ -1,6 +1,6 @@
 -- Up Migration
--- The foreign key to test_runs checked every row on its own (a query per row): 3.5 of the 9 us of
--- PostgreSQL CPU per load-generator row (bench/loadgen.bench.js). The same rules, per statement:
+-- The foreign key to test_runs checked every row on its own (a query per row), a large part of
+-- PostgreSQL's CPU per load-generator row (bench/loadgen.bench.js). The same rules, per statement:
 -- one check per COPY page that each of its runs exists (and a lock on it, as the key took), and a
 -- deleted run takes its rows along.
 -- (Functions replaced and triggers dropped first: the schema may be made again after its tables

@@ -12,9 +12,8 @@
 -- gorouter whose clock is behind by more than the time the app took before making it would be
 -- picked instead (NTP keeps the routers' clocks within a few ms).
 -- A plain SQL function, so PostgreSQL inlines it where it is used: a lookup through the
--- correlation id index, and a sort of the few records found. For a run of 1,000,000 requests
--- among 500,000 others (bench/report.bench.js, before and after): run_summary 3.5 s instead of
--- 3.2 s, the report's first computation of the run 7.0 s instead of 6.3 s.
+-- correlation id index, and a sort of the few records found; it costs run_summary and the
+-- report's first computation of a run a little time (bench/report.bench.js, before and after).
 CREATE OR REPLACE FUNCTION router_record(correlation text)
 RETURNS SETOF router_requests
 LANGUAGE sql STABLE AS $$

@@ -1,13 +1,46 @@
 // Skip and error reasons come from one frozen module: every reason the parsers give for bad input
 // is one of its codes, so a dashboard or alert never names a reason no source gives.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { parseGorouterLine } from '../../collector/sources/router-logs/gorouter.js';
 import { mapDocument } from '../../collector/sources/router-logs/documents.js';
 import { routerRequestFromSyslog } from '../../collector/sources/syslog-drain/records.js';
 import { createOctetCountingFramer } from '../../collector/sources/syslog-drain/rfc5424.js';
 import { routerRequestFromEnvelope } from '../../collector/sources/log-cache/envelopes.js';
 import * as codes from '../../core/reason-codes.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** @param {string} dir @returns {string[]} */
+const jsFiles = (dir) =>
+  fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
+    .map((entry) => path.join(entry.parentPath ?? entry.path, entry.name));
+
+/** A reason given as a string literal: `reason: 'x'`, `reason ?? 'x'`, `warn('x', ...)` (not a logger's). */
+const REASON_LITERALS = [
+  /\breason\s*[:=]\s*'([^']*)'/g,
+  /\breason\b[^\n;]*\?\?\s*'([^']*)'/g,
+  /(?<!log\.)\bwarn\??\.?\(\s*'([^']*)'/g,
+];
+
+/**
+ * The reason literals of one source file, comments aside; any literal spelling a known code counts too.
+ * @param {string} text @returns {string[]}
+ */
+function reasonLiterals(text) {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const found = REASON_LITERALS.flatMap((pattern) => [...code.matchAll(pattern)].map((match) => match[1]));
+  for (const match of code.matchAll(/(?<!kind: )'([a-z][a-z0-9]*(?:_[a-z0-9]+)*)'/g)) {
+    // `error` is also an event's name; as a reason it is caught by the patterns above.
+    if (codes.ALL_REASONS.has(match[1]) && match[1] !== codes.JOB.ERROR) found.push(match[1]);
+  }
+  return found;
+}
 
 const LINE =
   'app.example.com - [2025-09-18T05:32:10.722911143Z] "GET / HTTP/1.1" 200 0 323 "-" "curl" "10.0.0.1:1" ' +
@@ -67,5 +100,26 @@ describe('reason codes', () => {
     }
     assert.ok(reasons.size >= 10, [...reasons].join(', '));
     for (const reason of reasons) assert.ok(codes.ALL_REASONS.has(reason), `${reason} is in core/reason-codes.js`);
+  });
+
+  it('are imported, never spelled out, by the sources and the pipeline', () => {
+    const spelled = ['collector/sources', 'collector/pipeline'].flatMap((dir) =>
+      jsFiles(path.join(ROOT, dir)).flatMap((file) =>
+        reasonLiterals(fs.readFileSync(file, 'utf8')).map((reason) => `${path.relative(ROOT, file)}: '${reason}'`),
+      ),
+    );
+    assert.deepEqual(spelled, [], 'import these from core/reason-codes.js');
+  });
+
+  it('the scan finds a reason spelled out', () => {
+    assert.deepEqual(reasonLiterals("return { ok: false, reason: 'new_reason' };\n// reason: 'in_a_comment'"), [
+      'new_reason',
+    ]);
+    assert.deepEqual(reasonLiterals("ctx.warn('claims_unavailable', 'x');"), [
+      'claims_unavailable',
+      'claims_unavailable',
+    ]);
+    assert.deepEqual(reasonLiterals("if (bad) return 'short_row';"), ['short_row']);
+    assert.deepEqual(reasonLiterals("log.warn('a message'); socket.on('error', log);"), []);
   });
 });

@@ -1,5 +1,6 @@
 // Cloud Controller API client: discovery, UAA auth, paging, bounded concurrency.
 import pLimit from 'p-limit';
+import { CLOUD_CONTROLLER } from '../../../core/reason-codes.js';
 import { HttpError, createHttp, pathOf } from '../../net/http-client.js';
 import { errorTitle } from './parse.js';
 import { createTokenProvider } from './uaa.js';
@@ -142,7 +143,7 @@ async function discover(cf, send, signal) {
   if (response.status !== 200 || !response.data?.links) {
     throw new HttpError(`GET ${cf.api}/ answered ${response.status}: not a Cloud Controller API (no links)`, {
       status: response.status,
-      reason: 'discovery',
+      reason: CLOUD_CONTROLLER.DISCOVERY,
     });
   }
   const links = response.data.links;
@@ -151,9 +152,9 @@ async function discover(cf, send, signal) {
   const login = links.login?.href ?? links.uaa?.href;
   if (!v3 && !v2)
     throw new HttpError(`GET ${cf.api}/ lists neither cloud_controller_v3 nor cloud_controller_v2`, {
-      reason: 'discovery',
+      reason: CLOUD_CONTROLLER.DISCOVERY,
     });
-  if (!login) throw new HttpError(`GET ${cf.api}/ lists no login or uaa link`, { reason: 'discovery' });
+  if (!login) throw new HttpError(`GET ${cf.api}/ lists no login or uaa link`, { reason: CLOUD_CONTROLLER.DISCOVERY });
   const tokens = createTokenProvider({
     tokenUrl: `${String(login).replace(/\/+$/, '')}/oauth/token`,
     credentials: cf,
@@ -173,7 +174,12 @@ async function discover(cf, send, signal) {
  * @param {string} url @param {number} status @param {string | undefined} title
  */
 function refusal(url, status, title) {
-  const reason = status === 401 || status === 403 ? 'auth' : status === 404 ? 'not_found' : `http_${status}`;
+  const reason =
+    status === 401 || status === 403
+      ? CLOUD_CONTROLLER.AUTH
+      : status === 404
+        ? CLOUD_CONTROLLER.NOT_FOUND
+        : `http_${status}`;
   return new HttpError(`GET ${pathOf(url)} answered ${status}${title ? ` ${title}` : ''}`, { status, title, reason });
 }
 

@@ -1,5 +1,6 @@
 // UAA tokens the way the cf CLI gets them: password grant with client `cf` (empty secret), or
 // client credentials; refreshed when under a minute remains and once after a 401 InvalidAuthToken.
+import { CLOUD_CONTROLLER } from '../../../core/reason-codes.js';
 import { HttpError } from '../../net/http-client.js';
 
 const CF_CLIENT_BASIC = `Basic ${Buffer.from('cf:').toString('base64')}`;
@@ -69,7 +70,7 @@ export function createTokenProvider({ tokenUrl, credentials, send, now = Date.no
       try {
         return await requestToken({ grant_type: 'refresh_token', refresh_token: token.refreshToken }, signal);
       } catch (err) {
-        if (!(err instanceof HttpError) || err.reason !== 'auth') throw err;
+        if (!(err instanceof HttpError) || err.reason !== CLOUD_CONTROLLER.AUTH) throw err;
         // An expired refresh token: fall through to a fresh password grant.
       }
     }
@@ -114,7 +115,7 @@ function grantedToken(response, grantType, now) {
     throw new HttpError(`UAA refused the ${grantType} grant (${what})`, {
       status: response.status,
       title: body.error,
-      reason: 'auth',
+      reason: CLOUD_CONTROLLER.AUTH,
     });
   }
   const lifetimeMs = typeof body.expires_in === 'number' ? body.expires_in * 1000 : 0;

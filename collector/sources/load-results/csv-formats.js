@@ -1,6 +1,7 @@
 // Row parsers of the CSV result files: JMeter's JTL, hey's `-o csv`, vegeta's `encode --to csv`
 // and k6's `--out csv`. Each takes the fields of one row (csv-parse has undone the quoting) and
 // returns a request, a skip reason, or null for a row that is no request.
+import { LOAD_RESULTS } from '../../../core/reason-codes.js';
 import { errorOf, num, request, transportErrorKind } from './records.js';
 
 /** @typedef {import('./records.js').LineResult} LineResult */
@@ -34,10 +35,10 @@ export function jmeterRows(header) {
   if (at.time < 0 || at.elapsed < 0 || at.success < 0)
     throw new Error('JTL header lacks timeStamp, elapsed or success: save them (jmeter.save.saveservice.*)');
   return (fields) => {
-    if (fields.length < header.length) return 'short_row';
+    if (fields.length < header.length) return LOAD_RESULTS.SHORT_ROW;
     const startedAtMs = num(fields[at.time]);
     const durationMs = num(fields[at.elapsed]);
-    if (Number.isNaN(startedAtMs) || Number.isNaN(durationMs) || durationMs < 0) return 'bad_number';
+    if (Number.isNaN(startedAtMs) || Number.isNaN(durationMs) || durationMs < 0) return LOAD_RESULTS.BAD_NUMBER;
     const ok = fields[at.success] === 'true';
     const code = at.code < 0 ? '' : fields[at.code];
     const status = /^\d{3}$/.test(code) ? Number(code) : 0;
@@ -79,11 +80,11 @@ export const HEY_HEADER = [
 export function heyRows({ startedAtMs, url }) {
   return (fields) => {
     if (fields[0] === HEY_HEADER[0]) return null;
-    if (fields.length !== HEY_HEADER.length) return 'short_row';
+    if (fields.length !== HEY_HEADER.length) return LOAD_RESULTS.SHORT_ROW;
     const seconds = num(fields[0]);
     const status = num(fields[6]);
     const offset = num(fields[7]);
-    if ([seconds, status, offset].some(Number.isNaN) || seconds < 0) return 'bad_number';
+    if ([seconds, status, offset].some(Number.isNaN) || seconds < 0) return LOAD_RESULTS.BAD_NUMBER;
     return request({
       startedAtMs: startedAtMs + offset * 1000,
       durationMs: Math.round(seconds * 1e6) / 1e3,
@@ -115,12 +116,12 @@ export function idFromUrl(url) {
  */
 export function vegetaCsvRows() {
   return (fields) => {
-    if (fields.length < 11) return 'short_row';
+    if (fields.length < 11) return LOAD_RESULTS.SHORT_ROW;
     const [timestamp, code, latency, , bytesIn, error] = fields;
     const startedNs = num(timestamp);
     const status = num(code);
     const latencyNs = num(latency);
-    if ([startedNs, status, latencyNs].some(Number.isNaN)) return 'bad_number';
+    if ([startedNs, status, latencyNs].some(Number.isNaN)) return LOAD_RESULTS.BAD_NUMBER;
     if (status === 0 && fields[10] === '' && /no targets/.test(error)) return null;
     return vegetaRequest({
       startedAtMs: startedNs / 1e6,
@@ -166,10 +167,10 @@ export function k6CsvRows(header) {
   const at = Object.fromEntries(header.map((name, i) => [name, i]));
   return (fields) => {
     if (fields[0] !== 'http_req_duration') return null;
-    if (fields.length < header.length) return 'short_row';
+    if (fields.length < header.length) return LOAD_RESULTS.SHORT_ROW;
     const endMs = k6TimeMs(fields[at.timestamp]);
     const durationMs = num(fields[at.metric_value]);
-    if (Number.isNaN(endMs) || Number.isNaN(durationMs) || durationMs < 0) return 'bad_number';
+    if (Number.isNaN(endMs) || Number.isNaN(durationMs) || durationMs < 0) return LOAD_RESULTS.BAD_NUMBER;
     const status = num(fields[at.status]) || 0;
     const extra = new URLSearchParams(fields[at.extra_tags] ?? '');
     const expected = extra.get('expected_response');

@@ -2,6 +2,7 @@
 // 3.13.5, as Gatling documents none), tab-separated text before. Gatling records no HTTP status:
 // an OK request is stored as 200, a KO one with the status its check found (`found 503`), else 0.
 // The log holds no header either, so an id comes only from a request name that carries a UUID.
+import { LOAD_RESULTS } from '../../../core/reason-codes.js';
 import { request, transportErrorKind } from './records.js';
 
 /** @typedef {import('./records.js').LineResult} LineResult */
@@ -39,10 +40,10 @@ export function gatlingTextLine(line) {
   const fields = line.split('\t');
   let at = fields.length - 1;
   while (at >= 4 && fields[at] !== 'OK' && fields[at] !== 'KO') at -= 1;
-  if (at < 4) return 'truncated';
+  if (at < 4) return LOAD_RESULTS.TRUNCATED;
   const startMs = Number(fields[at - 2]);
   const endMs = Number(fields[at - 1]);
-  if (!Number.isInteger(startMs) || !Number.isInteger(endMs) || endMs < startMs) return 'bad_number';
+  if (!Number.isInteger(startMs) || !Number.isInteger(endMs) || endMs < startMs) return LOAD_RESULTS.BAD_NUMBER;
   const ok = fields[at] === 'OK';
   return gatlingRequest({ name: fields[at - 3], startMs, endMs, ok, message: (fields[at + 1] ?? '').trim() });
 }
@@ -117,7 +118,7 @@ function binaryRecord(r, run) {
     const end = r.int32();
     const ok = r.byte() === 1;
     const message = r.cached();
-    if (Number.isNaN(run.runStartMs)) return 'no_run_record';
+    if (Number.isNaN(run.runStartMs)) return LOAD_RESULTS.NO_RUN_RECORD;
     return gatlingRequest({ name, startMs: run.runStartMs + start, endMs: run.runStartMs + end, ok, message });
   }
   if (type === 2) return (r.skip(9), null);
@@ -157,7 +158,7 @@ export function gatlingBinaryDecoder() {
       return out;
     },
     /** @returns {LineResult[]} a record cut short at the end */
-    end: () => (r.at < r.buffer.length ? ['truncated'] : []),
+    end: () => (r.at < r.buffer.length ? [LOAD_RESULTS.TRUNCATED] : []),
   };
 }
 

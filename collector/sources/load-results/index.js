@@ -5,6 +5,7 @@ import readline from 'node:readline';
 import { Readable } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
 import { ConfigError } from '../../../core/errors.js';
+import { LOAD_RESULTS } from '../../../core/reason-codes.js';
 import { heyRows, jmeterRows, k6CsvRows, vegetaCsvRows } from './csv-formats.js';
 import { FORMATS, detectFormat } from './detect.js';
 import { gatlingBinaryDecoder, gatlingTextLine, looksLikeGatlingBinary } from './gatling.js';
@@ -94,7 +95,7 @@ const json = (parse) => (/** @type {string} */ line) => {
   try {
     value = JSON.parse(line);
   } catch {
-    return 'bad_json';
+    return LOAD_RESULTS.BAD_JSON;
   }
   return parse(value);
 };
@@ -132,7 +133,7 @@ async function* csvResults(format, all, options) {
     parse = heyRows({ startedAtMs: options.startedAtMs, url: options.url });
   } else if (format === 'vegeta') parse = vegetaCsvRows();
   for await (const { record, info } of csv) {
-    for (const { lines, message } of unframed.splice(0)) yield ['csv_framing', lines, () => message];
+    for (const { lines, message } of unframed.splice(0)) yield [LOAD_RESULTS.CSV_FRAMING, lines, () => message];
     const fields = /** @type {string[]} */ (record);
     if (!parse) {
       parse = format === 'jmeter' ? jmeterRows(fields) : k6CsvRows(fields);
@@ -140,7 +141,7 @@ async function* csvResults(format, all, options) {
     }
     yield [parse(fields), info.lines, () => fields.join(',')];
   }
-  for (const { lines, message } of unframed.splice(0)) yield ['csv_framing', lines, () => message];
+  for (const { lines, message } of unframed.splice(0)) yield [LOAD_RESULTS.CSV_FRAMING, lines, () => message];
 }
 
 /**

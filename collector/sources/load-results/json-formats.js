@@ -1,6 +1,7 @@
 // Parsers of the JSON-lines result files: k6's `--out json`, vegeta's `encode --to json` and the
 // lines the project's Locust listener writes (loadgen/tools/locustfile.py). Each takes one parsed
 // line and returns a request, a skip reason, or null for a line that is no request.
+import { LOAD_RESULTS } from '../../../core/reason-codes.js';
 import { vegetaRequest } from './csv-formats.js';
 import { errorOf, num, request, transportErrorKind } from './records.js';
 
@@ -19,7 +20,7 @@ export function k6JsonLine(line) {
   const data = line.data ?? {};
   const endMs = Date.parse(data.time);
   const durationMs = typeof data.value === 'number' ? data.value : Number.NaN;
-  if (Number.isNaN(endMs) || Number.isNaN(durationMs) || durationMs < 0) return 'bad_number';
+  if (Number.isNaN(endMs) || Number.isNaN(durationMs) || durationMs < 0) return LOAD_RESULTS.BAD_NUMBER;
   const tags = data.tags ?? {};
   const meta = data.metadata ?? {};
   const status = num(tags.status) || 0;
@@ -52,10 +53,10 @@ function subMs(time) {
  * @type {ObjectParser}
  */
 export function vegetaJsonLine(line) {
-  if (typeof line?.seq !== 'number' || typeof line.latency !== 'number') return 'not_vegeta';
+  if (typeof line?.seq !== 'number' || typeof line.latency !== 'number') return LOAD_RESULTS.NOT_VEGETA;
   if (!line.url && line.code === 0 && /no targets/.test(line.error ?? '')) return null;
   const startedAtMs = Date.parse(line.timestamp);
-  if (Number.isNaN(startedAtMs)) return 'bad_time';
+  if (Number.isNaN(startedAtMs)) return LOAD_RESULTS.BAD_TIME;
   return vegetaRequest({
     startedAtMs: startedAtMs + subMs(line.timestamp),
     durationMs: line.latency / 1e6,
@@ -75,7 +76,7 @@ export function vegetaJsonLine(line) {
 export function locustLine(line) {
   const startedS = line?.start_time;
   const durationMs = line?.response_time;
-  if (typeof startedS !== 'number' || typeof durationMs !== 'number' || durationMs < 0) return 'bad_number';
+  if (typeof startedS !== 'number' || typeof durationMs !== 'number' || durationMs < 0) return LOAD_RESULTS.BAD_NUMBER;
   const status = num(line.status) || 0;
   const exception = line.exception ?? null;
   return request({

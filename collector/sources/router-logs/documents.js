@@ -2,6 +2,7 @@
 // fields), `raw` (the gorouter line in one message field) and `auto` (either, the line wherever
 // pipelines keep it).
 // Its parts: document-fields.js (field names), field-values.js (lookups), parsed-fields.js (rtr.*).
+import { LINE } from '../../../core/reason-codes.js';
 import { lineFieldsFor } from './document-fields.js';
 import { fieldOf, text } from './field-values.js';
 import { parseGorouterLine } from './gorouter.js';
@@ -18,8 +19,8 @@ export { fieldOf } from './field-values.js';
  *   record came from (`rtr.*` for the parsed fields); `lookedIn`: every field tried
  */
 
-/** Line-parse reasons that only say "this is not a gorouter line at all". */
-const NOT_A_LINE = new Set(['not_text', 'empty', 'not_gorouter']);
+/** Line-parse reasons that only say "this is not a gorouter line at all". @type {ReadonlySet<string>} */
+const NOT_A_LINE = new Set([LINE.NOT_TEXT, LINE.EMPTY, LINE.NOT_GOROUTER]);
 /** The label of the parsed-fields way in `from` / `lookedIn`, by field names. @type {WeakMap<FieldNames, string>} */
 const parsedLabels = new WeakMap();
 /** @param {FieldNames} fields */
@@ -39,7 +40,7 @@ function parsedLabel(fields) {
 export function mapDocument(source, options) {
   const { fields, format } = options;
   const lineFields = options.lineFields ?? lineFieldsFor(format, fields);
-  if (!source || typeof source !== 'object') return { ok: false, reason: 'not_object', lookedIn: [] };
+  if (!source || typeof source !== 'object') return { ok: false, reason: LINE.NOT_OBJECT, lookedIn: [] };
   /** @type {string[]} */
   const lookedIn = [];
   /** @type {string | undefined} a reason more telling than "no line here" */
@@ -74,8 +75,8 @@ export function mapDocument(source, options) {
     const found = tryLine(field);
     if (found) return found;
   }
-  const nothing = format === 'raw' ? 'missing_message' : 'unknown_format';
-  return { ok: false, reason: failure ?? (sawText && format !== 'logsearch' ? 'not_gorouter' : nothing), lookedIn };
+  const nothing = format === 'raw' ? LINE.MISSING_MESSAGE : LINE.UNKNOWN_FORMAT;
+  return { ok: false, reason: failure ?? (sawText && format !== 'logsearch' ? LINE.NOT_GOROUTER : nothing), lookedIn };
 }
 /**
  * Adds what only the envelope knows (app name, app guid) to a record parsed from a line.

@@ -1,4 +1,5 @@
 // Pure parser of gorouter access-log lines (RTR). Never throws: it returns a record or a reason.
+import { LINE } from '../../../core/reason-codes.js';
 import { wholeSecondsMs } from '../../../core/utc-time.js';
 import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
 import { endsInDuration, isDigits, mayHavePrefix, readHead, scanFields } from './line-scan.js';
@@ -35,10 +36,10 @@ const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
 /**
  * The whole seconds of the last UTC time parsed (`2026-11-21T10:00:00`) and their UTC form: the
- * lines of one page mostly share them. Others are read digit by digit (wholeSecondsMs): a regular
- * expression and Date objects for each time were a large share of an ingest's CPU
- * (bench/ingest.bench.js profile), and in a page sorted by the time a document was written, the times requests came in
- * change their second often (a request that took 2 s comes between ones that took 2 ms).
+ * lines of one page mostly share them. Others are read digit by digit (wholeSecondsMs), cheaper than
+ * a regular expression and Date objects per time (bench/ingest.bench.js): in a page sorted by the
+ * time a document was written, the times requests came in change their second often (a slow
+ * request comes between fast ones).
  */
 let lastSecond = { text: '\0', utc: '' };
 
@@ -172,38 +173,38 @@ function wantedFields(correlationField = '') {
  * @returns {ParseResult}
  */
 export function parseGorouterLine(line, options = {}) {
-  if (typeof line !== 'string') return { ok: false, reason: 'not_text' };
+  if (typeof line !== 'string') return { ok: false, reason: LINE.NOT_TEXT };
   let text = line;
   if (text.endsWith('\n')) text = text.slice(0, text.endsWith('\r\n') ? -2 : -1);
   const prefix = mayHavePrefix(text) ? CF_LOGS_PREFIX.exec(text) : null;
   if (prefix) {
-    if (prefix[2].toUpperCase() !== 'RTR') return { ok: false, reason: 'not_rtr' };
+    if (prefix[2].toUpperCase() !== 'RTR') return { ok: false, reason: LINE.NOT_RTR };
     text = text.slice(prefix[0].length);
-    if (text.trim() === '') return { ok: false, reason: 'empty_rtr' };
+    if (text.trim() === '') return { ok: false, reason: LINE.EMPTY_RTR };
   }
   text = text.trim();
-  if (text === '') return { ok: false, reason: 'empty' };
+  if (text === '') return { ok: false, reason: LINE.EMPTY };
   const head = readHead(text);
   if (typeof head === 'string') return { ok: false, reason: head };
   const receivedAt = parseRouterTimestamp(head.time);
-  if (!receivedAt) return { ok: false, reason: 'bad_timestamp' };
+  if (!receivedAt) return { ok: false, reason: LINE.BAD_TIMESTAMP };
   // Nothing written to the client (it gave up, the backend never answered): gorouter writes `"-"`.
   const status = wholeNumber(head.status === '"-"' ? '-' : head.status);
   const bytesReceived = wholeNumber(head.bytesReceived);
   const bytesSent = wholeNumber(head.bytesSent);
   if (status === undefined || (status !== null && (status < 100 || status > 599)))
-    return { ok: false, reason: 'bad_status' };
-  if (bytesReceived === undefined || bytesSent === undefined) return { ok: false, reason: 'bad_bytes' };
+    return { ok: false, reason: LINE.BAD_STATUS };
+  if (bytesReceived === undefined || bytesSent === undefined) return { ok: false, reason: LINE.BAD_BYTES };
 
   // Referer and user agent are quoted; they may be missing from a truncated line.
   const rest = text.slice(head.end);
   // A line cut right after a number would give a shortened number (bytes_sent 1099511 of
   // 1099511627770, response_time 0.02 of 0.025501): in whole lines, something always follows them.
-  if (rest === '' || endsInDuration(rest)) return { ok: false, reason: 'truncated' };
+  if (rest === '' || endsInDuration(rest)) return { ok: false, reason: LINE.TRUNCATED };
   const { fields } = scanFields(rest, wantedFields(options.correlationField));
   const responseTimeMs = secondsToMs(fields.get('response_time'));
   const gorouterTimeMs = secondsToMs(fields.get('gorouter_time'));
-  if (responseTimeMs === undefined || gorouterTimeMs === undefined) return { ok: false, reason: 'bad_duration' };
+  if (responseTimeMs === undefined || gorouterTimeMs === undefined) return { ok: false, reason: LINE.BAD_DURATION };
   const appIndex = wholeNumber(fields.get('app_index'));
 
   // `METHOD path HTTP/x`: the path is what lies between the first space and the last (a path may hold spaces).

@@ -1,6 +1,7 @@
 // The parts of a gorouter line read in one pass, character by character: each part ends at the first
 // character that cannot belong to it, so there is nothing to backtrack and no match array per line.
 // Each function reads exactly what the regular expression in its comment matched.
+import { LINE } from '../../../core/reason-codes.js';
 
 /**
  * Whether a UTF-16 unit is white space as JavaScript's `\s` and `trim` take it.
@@ -62,29 +63,29 @@ export function mayHavePrefix(text) {
 export function readHead(text) {
   const n = text.length;
   const hostEnd = tokenEnd(text, 0);
-  if (hostEnd === 0 || !text.startsWith(' - [', hostEnd)) return 'not_gorouter';
+  if (hostEnd === 0 || !text.startsWith(' - [', hostEnd)) return LINE.NOT_GOROUTER;
   const timeEnd = text.indexOf(']', hostEnd + 4);
-  if (timeEnd < 0 || !text.startsWith(' "', timeEnd + 1)) return 'truncated';
+  if (timeEnd < 0 || !text.startsWith(' "', timeEnd + 1)) return LINE.TRUNCATED;
   let i = timeEnd + 3;
   for (;;) {
-    if (i >= n) return 'truncated';
+    if (i >= n) return LINE.TRUNCATED;
     const c = text.charCodeAt(i);
     if (c === 34) break;
     if (c === 92) {
       // `\\.`: a backslash and any character but a line terminator.
       const next = text.charCodeAt(i + 1);
-      if (i + 1 >= n || next === 10 || next === 13 || next === 0x2028 || next === 0x2029) return 'truncated';
+      if (i + 1 >= n || next === 10 || next === 13 || next === 0x2028 || next === 0x2029) return LINE.TRUNCATED;
       i += 2;
     } else i += 1;
   }
   const request = text.slice(timeEnd + 3, i);
-  if (text.charCodeAt(i + 1) !== 32) return 'truncated';
+  if (text.charCodeAt(i + 1) !== 32) return LINE.TRUNCATED;
   /** @type {string[]} */
   const numbers = [];
   let at = i + 2;
   for (let k = 0; k < 3; k++) {
     const end = tokenEnd(text, at);
-    if (end === at || (end < n && text.charCodeAt(end) !== 32) || (k < 2 && end === n)) return 'truncated';
+    if (end === at || (end < n && text.charCodeAt(end) !== 32) || (k < 2 && end === n)) return LINE.TRUNCATED;
     numbers.push(text.slice(at, end));
     at = end < n ? end + 1 : n;
   }

@@ -1,5 +1,6 @@
 // A search document whose pipeline already parsed the gorouter line into fields (logsearch's rtr.*),
 // as a RouterRequest.
+import { LINE } from '../../../core/reason-codes.js';
 import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
 import { extraField, fieldOf, number, text } from './field-values.js';
 import { appIndexOf, parseRouterTimestamp } from './gorouter.js';
@@ -12,7 +13,7 @@ import { appIndexOf, parseRouterTimestamp } from './gorouter.js';
  */
 export function mapParsedFields(source, { fields, correlationField }) {
   const rawTime = fieldOf(source, fields.receivedAt);
-  if (rawTime === undefined || rawTime === null) return { ok: false, reason: 'missing_timestamp' };
+  if (rawTime === undefined || rawTime === null) return { ok: false, reason: LINE.MISSING_TIMESTAMP };
   const receivedAt =
     typeof rawTime === 'number'
       ? Number.isFinite(new Date(rawTime).getTime())
@@ -21,14 +22,14 @@ export function mapParsedFields(source, { fields, correlationField }) {
       : typeof rawTime === 'string'
         ? parseRouterTimestamp(rawTime)
         : null;
-  if (!receivedAt) return { ok: false, reason: 'bad_timestamp' };
+  if (!receivedAt) return { ok: false, reason: LINE.BAD_TIMESTAMP };
   const rawResponse = fieldOf(source, fields.responseTimeMs);
   const responseTimeMs = number(rawResponse);
   const gorouterTimeMs = number(fieldOf(source, fields.gorouterTimeMs));
-  if (responseTimeMs === undefined || gorouterTimeMs === undefined) return { ok: false, reason: 'bad_duration' };
+  if (responseTimeMs === undefined || gorouterTimeMs === undefined) return { ok: false, reason: LINE.BAD_DURATION };
   const status = number(fieldOf(source, fields.status));
   if (status === undefined || (status !== null && (!Number.isInteger(status) || status < 100 || status > 599)))
-    return { ok: false, reason: 'bad_status' };
+    return { ok: false, reason: LINE.BAD_STATUS };
   const extra = (/** @type {string} */ name) => text(extraField(source, fields.extra, name)) ?? undefined;
   const get = (/** @type {string} */ name) =>
     name === 'vcap_request_id' ? (text(fieldOf(source, fields.vcapRequestId)) ?? undefined) : extra(name);
@@ -37,7 +38,7 @@ export function mapParsedFields(source, { fields, correlationField }) {
   const bytesSent = number(fieldOf(source, fields.bytesSent));
   // Byte counts are stored as bigint: a fraction, or more than a double holds exactly, is no count.
   for (const bytes of [bytesReceived, bytesSent])
-    if (typeof bytes === 'number' && !Number.isSafeInteger(bytes)) return { ok: false, reason: 'bad_bytes' };
+    if (typeof bytes === 'number' && !Number.isSafeInteger(bytes)) return { ok: false, reason: LINE.BAD_BYTES };
   return {
     ok: true,
     record: {

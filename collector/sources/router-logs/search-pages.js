@@ -1,5 +1,6 @@
 // The two ways of paging through a search window: a point in time with search_after, and a
 // scroll where the server has no point in time.
+import { SEARCH } from '../../../core/reason-codes.js';
 import { HttpError } from '../../net/http-client.js';
 
 /**
@@ -113,7 +114,7 @@ export async function* readByScroll({ http, indexPath, query, sortField, signal,
         once: true,
       }).catch((err) => {
         if (!(err instanceof HttpError) || err.status !== undefined || signal?.aborted) throw err;
-        throw new HttpError(`${err.message} (scroll interrupted)`, { reason: 'search_context_lost', cause: err });
+        throw new HttpError(`${err.message} (scroll interrupted)`, { reason: SEARCH.SEARCH_CONTEXT_LOST, cause: err });
       });
       scrollId = body._scroll_id ?? scrollId;
     }

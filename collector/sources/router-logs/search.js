@@ -1,5 +1,6 @@
 // Elasticsearch / OpenSearch reader: every document of a time window, in timestamp order, with
 // search_after over a point in time (scroll where there is none), proving it read what the window holds.
+import { SEARCH } from '../../../core/reason-codes.js';
 import { HttpError, createHttp } from '../../net/http-client.js';
 import { readByPointInTime, readByScroll } from './search-pages.js';
 
@@ -137,14 +138,14 @@ function statusError(response, method, path, index) {
   const title = searchErrorTitle(response.data);
   const reason =
     response.status === 401 || response.status === 403
-      ? 'auth'
+      ? SEARCH.AUTH
       : title === 'index_not_found_exception'
-        ? 'index_not_found'
+        ? SEARCH.INDEX_NOT_FOUND
         : title === 'search_context_missing_exception'
-          ? 'pit_expired'
+          ? SEARCH.PIT_EXPIRED
           : `http_${response.status}`;
   const detail =
-    reason === 'index_not_found'
+    reason === SEARCH.INDEX_NOT_FOUND
       ? `no index matches SEARCH_INDEX=${index}`
       : `${method} ${path.split('?')[0]} answered ${response.status}${title ? ` ${title}` : ''}`;
   return new HttpError(`search: ${detail}`, { status: response.status, title, reason });
@@ -199,7 +200,7 @@ export function createSearchClient(search, deps = {}) {
    * read differs from the number the window held when the read began.
    *
    * Each document comes whole: filtering `_source` made the search server parse and write every
-   * document again (far more of its CPU per document, bench/README.md), on a cluster that is busy
+   * document again (more of its CPU per document, bench/README.md), on a cluster that is busy
    * indexing the load test's own logs meanwhile; whole, it sends the bytes it stored.
    * @param {{ query: object, sortField: string, signal?: AbortSignal }} request
    * @returns {AsyncGenerator<Page>}
@@ -218,7 +219,7 @@ export function createSearchClient(search, deps = {}) {
     }
     if (documents !== window.total) {
       throw new HttpError(`search: read ${documents} documents but the window held ${window.total}`, {
-        reason: 'incomplete_read',
+        reason: SEARCH.INCOMPLETE_READ,
       });
     }
   }
