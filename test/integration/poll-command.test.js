@@ -45,9 +45,8 @@ describe('paasmon poll', () => {
   });
   beforeEach(async () => {
     Object.assign(sim.faults, noFaults());
-    await db.query(
-      'DROP TABLE IF EXISTS instance_samples, router_requests, loadgen_requests, test_runs, ingest_checkpoints, paasmon_migrations CASCADE',
-    );
+    // A new database each test: every table, view and function of every migration goes.
+    await db.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
   });
 
   /** Rows of the last poll, as stored. */
