@@ -131,7 +131,11 @@ export async function preparePartitions(pool) {
       [DAYS_AHEAD],
     );
     await client.query('COMMIT');
-    return { created: Number(rows[0].created), settled: Number(rows[0].settled) };
+    const settled = Number(rows[0].settled);
+    // Rows moved into new partitions have no statistics yet: without them the planner takes a run
+    // of thousands of requests for one and joins it row by row.
+    if (settled > 0) await client.query('ANALYZE router_requests, loadgen_requests, instance_samples');
+    return { created: Number(rows[0].created), settled };
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
     if (/** @type {any} */ (err)?.code === LOCK_NOT_AVAILABLE) return undefined;
