@@ -50,6 +50,7 @@ const EXPECTED_COLUMNS = {
     'cpu_percent_avg',
     'cpu_utilization',
     'throughput_per_cpu_percent',
+    'raw_rows_pruned_on',
     'from_ms',
     'to_ms',
   ],
@@ -75,6 +76,7 @@ const EXPECTED_COLUMNS = {
     'cpu_utilization',
     'mem_bytes_avg',
     'throughput_per_cpu_percent',
+    'raw_rows_pruned_on',
   ],
   'paasmon-runs panel "Throughput and throughput per CPU %" A': [
     'label',

@@ -15,6 +15,7 @@ import { QUERIES_DIR, loadSqlQuery } from '../../exporters/postgres/queries/repo
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 import { seedRun } from '../support/report-runs.js';
+import { expandSql, loadDashboards, queriesOf } from '../support/grafana.js';
 
 const silent = pino({ level: 'silent' });
 /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
@@ -245,6 +246,23 @@ describe('partitions and retention', () => {
     assert.match(report.stderr, new RegExp(`run ${runIds[0]}: raw rows pruned on ${today}; percentiles as stored`));
     const table = await runCli(['report', '--runs', runIds.join(',')], env);
     assert.match(table.stdout, new RegExp(`run ${runIds[1]}: raw rows pruned on ${today}; percentiles as stored`));
+
+    // The runs dashboard still compares the pruned runs, from their stored figures, and says so.
+    const dashboardRows = async (/** @type {string} */ panel) => {
+      const query = queriesOf(loadDashboards()['runs.json']).find((q) => q.where === `paasmon-runs panel "${panel}" A`);
+      const range = { from: new Date('2025-02-28T00:00:00Z'), to: new Date('2025-03-03T00:00:00Z'), interval: '1m' };
+      const variables = { run: { values: runIds.map(String), multi: true } };
+      return rowsOf(expandSql(/** @type {any} */ (query).text, { ...range, variables }));
+    };
+    for (const panel of ['Runs', 'Selected runs']) {
+      const shown = (await dashboardRows(panel)).sort((a, b) => a.label.localeCompare(b.label));
+      const stored = [...comparison].sort((a, b) => a.label.localeCompare(b.label));
+      assert.deepEqual(
+        shown.map((r) => [r.label, Number(r.requests), rounded(r.e2e_p95_ms), r.raw_rows_pruned_on]),
+        stored.map((r) => [r.label, Number(r.requests), r.e2e_p95_ms, today]),
+        `${panel}: the stored figures of the pruned runs`,
+      );
+    }
 
     // Deleting a pruned run still works, and takes its stored figures along.
     await db.query('DELETE FROM test_runs WHERE id = $1', [runIds[0]]);
