@@ -271,6 +271,38 @@ describe('partitions and retention', () => {
       0,
     );
   });
+  test('prune stores the figures again of a run whose stored figures went stale, before dropping its rows', async () => {
+    const env = { DATABASE_URL: db.url };
+    const spec = { label: 'late', app: 'app-d', instances: 1, coresPerInstance: 1, cpuPolls: [50] };
+    const runId = await seedRun(db.query, {
+      ...spec,
+      start: new Date('2025-04-01T10:00:00Z'),
+      spanS: 240,
+      successful: 400,
+    });
+    const requestsOf = async () => {
+      const report = await runCli(['report', '--runs', String(runId), '--format', 'json'], env);
+      assert.equal(report.code, 0, report.stderr);
+      return Number(JSON.parse(report.stdout).runs[0].requests);
+    };
+    const stored = await requestsOf();
+    assert.equal(
+      (await rowsOf('SELECT count(*)::int AS n FROM run_report_figures WHERE run_id = $1', [runId]))[0].n,
+      1,
+    );
+    // Late rows in the middle of the run (an import after the first report): the stored figures are stale.
+    await db.query(
+      `INSERT INTO loadgen_requests (run_id, correlation_id, started_at, duration_ms, status, tool)
+      SELECT $1, 'late-' || i, '2025-04-01T10:02:00Z'::timestamptz + i * interval '1 ms', 5, 200, 'k6'
+      FROM generate_series(1, 7) i`,
+      [runId],
+    );
+    const result = await runCli(['prune', '--before', '2025-04-03T00:00:00Z'], env);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal((await rowsOf('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [runId]))[0].n, 0);
+    assert.equal(await requestsOf(), stored + 7, 'the figures of every row, the late ones included');
+  });
+
   test("collect's upkeep round prunes by RETENTION and keeps newer days", async () => {
     await db.query(`INSERT INTO router_requests (received_at, vcap_request_id, app_name)
       VALUES ('1975-01-01T00:00Z', 'old', 'app-c'), (now(), 'new', 'app-c')`);
