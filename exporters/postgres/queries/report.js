@@ -81,16 +81,6 @@ const PARTS = /** @type {const} */ ({
 /** @typedef {Record<keyof typeof PARTS, Record<string, any>[]>} ReportData */
 const PART_NAMES = /** @type {Array<keyof ReportData>} */ (Object.keys(PARTS));
 
-// A stored row is the figures of this data, by these query files, after this migration.
-const CURRENT_FIGURES = `WITH m AS MATERIALIZED (
-  SELECT d.run_id, d.data_mark || ' ' || $3 || ' ' || (SELECT max(name) FROM paasmon_migrations) AS data_mark
-  FROM run_data_marks($1::bigint[]) d)`;
-const CURRENT_FIGURES_FROM = `FROM m JOIN test_runs t ON t.id = m.run_id
-  -- A run whose raw rows were pruned has only its stored figures (exporters/postgres/retention.js).
-  LEFT JOIN run_prunes p ON p.run_id = m.run_id
-  LEFT JOIN run_report_figures f ON f.run_id = m.run_id AND f.trim_fraction = $2
-    AND (f.data_mark = m.data_mark OR p.run_id IS NOT NULL)`;
-
 /**
  * The runs among these whose stored figures (over the steady window of `trim`) are current, by the
  * same data marks as loadReportData, without reading the figures themselves.
@@ -100,7 +90,14 @@ const CURRENT_FIGURES_FROM = `FROM m JOIN test_runs t ON t.id = m.run_id
 export async function runsWithCurrentFigures(db, runIds, trim) {
   if (runIds.length === 0) return [];
   const { rows } = await db.query(
-    `${CURRENT_FIGURES} SELECT m.run_id ${CURRENT_FIGURES_FROM} WHERE f.run_id IS NOT NULL ORDER BY m.run_id`,
+    // The marks and the match of loadReportData's query, without the figures.
+    `WITH m AS MATERIALIZED (
+      SELECT d.run_id, d.data_mark || ' ' || $3 || ' ' || (SELECT max(name) FROM paasmon_migrations) AS data_mark
+      FROM run_data_marks($1::bigint[]) d)
+    SELECT m.run_id FROM m
+    WHERE EXISTS (SELECT 1 FROM run_report_figures f WHERE f.run_id = m.run_id AND f.trim_fraction = $2
+      AND (f.data_mark = m.data_mark OR EXISTS (SELECT 1 FROM run_prunes p WHERE p.run_id = m.run_id)))
+    ORDER BY m.run_id`,
     [pgArray(runIds), trim, queriesDigest()],
   );
   return rows.map((row) => Number(row.run_id));
@@ -130,9 +127,17 @@ export async function loadReportData(pool, runIds, { trim, recompute = false, lo
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // Sorts and hash joins of a million-request run stay in memory instead of spilling to disk.
     await client.query("SET LOCAL work_mem = '64MB'");
+    // A stored row is the figures of this data, by these query files, after this migration.
     const { rows: marks } = await client.query(
-      `${CURRENT_FIGURES} SELECT m.run_id, m.data_mark, t.ended_at IS NOT NULL AS ended, f.figures::text AS figures,
-        p.run_id AS pruned ${CURRENT_FIGURES_FROM}`,
+      `WITH m AS MATERIALIZED (
+        SELECT d.run_id, d.data_mark || ' ' || $3 || ' ' || (SELECT max(name) FROM paasmon_migrations) AS data_mark
+        FROM run_data_marks($1::bigint[]) d)
+      SELECT m.run_id, m.data_mark, t.ended_at IS NOT NULL AS ended, f.figures::text AS figures, p.run_id AS pruned
+      FROM m JOIN test_runs t ON t.id = m.run_id
+      -- A run whose raw rows were pruned has only its stored figures (exporters/postgres/retention.js).
+      LEFT JOIN run_prunes p ON p.run_id = m.run_id
+      LEFT JOIN run_report_figures f ON f.run_id = m.run_id AND f.trim_fraction = $2
+        AND (f.data_mark = m.data_mark OR p.run_id IS NOT NULL)`,
       [pgArray(runIds), trim, queriesDigest()],
     );
     for (const mark of marks)
