@@ -129,7 +129,8 @@ const EXPECTED_COLUMNS = {
 };
 
 /** Columns that stay NULL here: no router errors, and no imported run (the import test reads `tool`). */
-const NULL_WHEN_HEALTHY = new Set(['router_error', 'tool']);
+// raw_rows_pruned_on: no run here was pruned (partitions-retention.test.js shows pruned runs).
+const NULL_WHEN_HEALTHY = new Set(['router_error', 'tool', 'raw_rows_pruned_on']);
 
 describe("dashboard and rule queries against paasmon's real output", () => {
   /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
