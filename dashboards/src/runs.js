@@ -1,6 +1,7 @@
 // paasmon — runs (PostgreSQL): every run in the time range, and two or more runs compared side by
 // side. Reads the documented tables and views only (test_runs, run_summary, instance_samples,
-// loadgen_requests), so the numbers are those of `paasmon correlate` and the SQL reports.
+// loadgen_requests; run_prunes and run_report_figures for runs whose raw rows were pruned), so the
+// numbers are those of `paasmon correlate`, the SQL reports and `paasmon report`.
 import { QueryVariableBuilder, RowBuilder, VariableRefresh } from '@grafana/grafana-foundation-sdk/dashboard';
 import * as barchart from '@grafana/grafana-foundation-sdk/barchart';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
@@ -22,32 +23,60 @@ import {
 /** Run ids picked in the `run` variable (Grafana quotes each: '3','7'). */
 const SELECTED = 'IN ($run)';
 
+/** A stored figure of a pruned run, from its run_comparison row in run_report_figures. @param {string} key */
+const stored = (key) => `(r ->> '${key}')::double precision`;
+
+/**
+ * run_summary of the runs that still have their raw rows, and for a run whose raw rows were pruned
+ * (run_prunes) its figures stored before pruning (run_report_figures: its steady window, the
+ * report's default trim preferred), with the day it was pruned in raw_rows_pruned_on.
+ */
+const SUMMARIES = `(
+  SELECT s.*, NULL::text AS raw_rows_pruned_on FROM run_summary s
+  WHERE NOT EXISTS (SELECT 1 FROM run_prunes p WHERE p.run_id = s.run_id)
+  UNION ALL
+  SELECT p.run_id, t.label, (r ->> 'requests')::bigint, (r ->> 'errors')::bigint, ${stored('error_ratio')},
+         ${stored('window_s')}, ${stored('throughput_rps')}, ${stored('e2e_mean_ms')}, ${stored('e2e_p50_ms')},
+         ${stored('e2e_p95_ms')}, ${stored('e2e_p99_ms')}, ${stored('e2e_max_ms')}, ${stored('e2e_stddev_ms')},
+         ${stored('router_mean_ms')}, ${stored('router_p50_ms')}, ${stored('router_p95_ms')}, ${stored('router_p99_ms')},
+         ${stored('matched_ratio')}, ${stored('cpu_percent_avg')}, ${stored('cpu_percent_peak')},
+         ${stored('cpu_capacity_percent')}, ${stored('cpu_utilization_percent')} / 100, ${stored('mem_bytes_avg')}::numeric,
+         ${stored('throughput_rps')} / nullif(${stored('cpu_percent_avg')}, 0),
+         (p.pruned_at AT TIME ZONE 'UTC')::date::text
+  FROM run_prunes p JOIN test_runs t ON t.id = p.run_id
+  CROSS JOIN LATERAL (
+    SELECT f.figures FROM run_report_figures f WHERE f.run_id = p.run_id
+    ORDER BY f.trim_fraction = 0.1 DESC, f.computed_at DESC LIMIT 1) f
+  CROSS JOIN LATERAL json_array_elements(f.figures -> 'runs') r
+) s`;
+
 export const RUNS_SQL = `
 SELECT t.id AS run_id, t.label, t.app_name, t.meta ->> 'tool' AS tool, t.implementation, t.instances, t.parallel,
        t.cores_per_instance,
        t.started_at, t.ended_at, s.requests, s.error_ratio, s.throughput_rps,
        s.e2e_p50_ms, s.e2e_p95_ms, s.e2e_p99_ms, s.router_p95_ms, s.cpu_percent_avg, s.cpu_utilization, s.throughput_per_cpu_percent,
+       s.raw_rows_pruned_on,
        ((extract(epoch FROM t.started_at) * 1000)::bigint)::text AS from_ms,
        ((extract(epoch FROM coalesce(t.ended_at, now())) * 1000)::bigint)::text AS to_ms
-FROM test_runs t JOIN run_summary s ON s.run_id = t.id
+FROM test_runs t JOIN ${SUMMARIES} ON s.run_id = t.id
 WHERE $__timeFilter(t.started_at)
 ORDER BY t.started_at DESC`;
 
 export const COMPARE_SQL = `
 SELECT label, requests, errors, error_ratio, duration_s, throughput_rps, e2e_mean_ms, e2e_p50_ms, e2e_p95_ms, e2e_p99_ms, e2e_max_ms,
        router_p50_ms, router_p95_ms, router_p99_ms, matched_ratio, cpu_percent_avg, cpu_percent_peak, cpu_capacity_percent,
-       cpu_utilization, mem_bytes_avg, throughput_per_cpu_percent
-FROM run_summary WHERE run_id ${SELECTED} ORDER BY run_id`;
+       cpu_utilization, mem_bytes_avg, throughput_per_cpu_percent, raw_rows_pruned_on
+FROM ${SUMMARIES} WHERE run_id ${SELECTED} ORDER BY run_id`;
 
 export const THROUGHPUT_PER_CPU_SQL = `
-SELECT label, throughput_rps, throughput_per_cpu_percent FROM run_summary WHERE run_id ${SELECTED} ORDER BY run_id`;
+SELECT label, throughput_rps, throughput_per_cpu_percent FROM ${SUMMARIES} WHERE run_id ${SELECTED} ORDER BY run_id`;
 
 export const THROUGHPUT_VS_CPU_SQL = `
-SELECT cpu_percent_avg, throughput_rps FROM run_summary
+SELECT cpu_percent_avg, throughput_rps FROM ${SUMMARIES}
 WHERE run_id ${SELECTED} AND cpu_percent_avg IS NOT NULL AND throughput_rps IS NOT NULL ORDER BY cpu_percent_avg`;
 
 export const LATENCY_VS_THROUGHPUT_SQL = `
-SELECT throughput_rps, e2e_p50_ms, e2e_p95_ms, e2e_p99_ms FROM run_summary
+SELECT throughput_rps, e2e_p50_ms, e2e_p95_ms, e2e_p99_ms FROM ${SUMMARIES}
 WHERE run_id ${SELECTED} AND throughput_rps IS NOT NULL ORDER BY throughput_rps`;
 
 /**
@@ -133,7 +162,8 @@ function withAllRunsRow(builder) {
   return builder.withRow(new RowBuilder('All runs in the time range')).withPanel(
     sqlTable(
       'Runs',
-      'One row per run (run_summary). Click a run to open its router detail over its own time range.',
+      'One row per run (run_summary; a run whose raw rows were pruned: its figures stored before pruning, over ' +
+        'its steady window, and the day in raw_rows_pruned_on). Click a run to open its router detail.',
       RUNS_SQL,
       10,
     )
@@ -151,7 +181,12 @@ function withSelectedRunsRow(builder) {
   return builder
     .withRow(new RowBuilder('Selected runs side by side'))
     .withPanel(
-      sqlTable('Selected runs', 'Every run_summary column of the runs picked in "run".', COMPARE_SQL, 8)
+      sqlTable(
+        'Selected runs',
+        'Every run_summary column of the runs picked in "run" (a pruned run: as stored, see raw_rows_pruned_on).',
+        COMPARE_SQL,
+        8,
+      )
         .overrideByRegexp('.*_ratio|cpu_utilization', [{ id: 'unit', value: 'percentunit' }])
         .overrideByRegexp('.*_ms', [{ id: 'unit', value: 'ms' }]),
     )

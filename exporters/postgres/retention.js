@@ -3,7 +3,7 @@
 // and is marked pruned (run_prunes), so reports still compare it from the stored figures.
 import { withClient } from './client.js';
 import { preparePartitions } from './partitions.js';
-import { loadReportData, pgArray } from './queries/report.js';
+import { loadReportData, pgArray, runsWithCurrentFigures } from './queries/report.js';
 
 const DAY_MS = 86_400_000;
 /** How long dropping partitions may wait for the writers' locks before prune gives up this time. */
@@ -64,9 +64,12 @@ export async function prunePlan(db, limit) {
  * @param {import('pino').Logger} [log]
  */
 async function storeFiguresOf(pool, runIds, trim, log) {
-  if (runIds.length === 0) return;
-  const data = await loadReportData(pool, runIds, { trim, log });
-  const computed = runIds.filter((id) => !data.stored.includes(id));
+  // Only the marks are checked for all runs; figures are read (and computed) for the others alone.
+  const current = await runsWithCurrentFigures(pool, runIds, trim);
+  const stale = runIds.filter((id) => !current.includes(id));
+  if (stale.length === 0) return;
+  const data = await loadReportData(pool, stale, { trim, log });
+  const computed = stale.filter((id) => !data.stored.includes(id));
   if (computed.length === 0) return;
   const figures = computed.map((id) => ({
     run_id: id,

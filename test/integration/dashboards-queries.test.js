@@ -50,6 +50,7 @@ const EXPECTED_COLUMNS = {
     'cpu_percent_avg',
     'cpu_utilization',
     'throughput_per_cpu_percent',
+    'raw_rows_pruned_on',
     'from_ms',
     'to_ms',
   ],
@@ -75,6 +76,7 @@ const EXPECTED_COLUMNS = {
     'cpu_utilization',
     'mem_bytes_avg',
     'throughput_per_cpu_percent',
+    'raw_rows_pruned_on',
   ],
   'paasmon-runs panel "Throughput and throughput per CPU %" A': [
     'label',
@@ -127,7 +129,8 @@ const EXPECTED_COLUMNS = {
 };
 
 /** Columns that stay NULL here: no router errors, and no imported run (the import test reads `tool`). */
-const NULL_WHEN_HEALTHY = new Set(['router_error', 'tool']);
+// raw_rows_pruned_on: no run here was pruned (partitions-retention.test.js shows pruned runs).
+const NULL_WHEN_HEALTHY = new Set(['router_error', 'tool', 'raw_rows_pruned_on']);
 
 describe("dashboard and rule queries against paasmon's real output", () => {
   /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */

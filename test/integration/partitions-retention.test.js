@@ -15,6 +15,7 @@ import { QUERIES_DIR, loadSqlQuery } from '../../exporters/postgres/queries/repo
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 import { seedRun } from '../support/report-runs.js';
+import { expandSql, loadDashboards, queriesOf } from '../support/grafana.js';
 
 const silent = pino({ level: 'silent' });
 /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
@@ -246,6 +247,23 @@ describe('partitions and retention', () => {
     const table = await runCli(['report', '--runs', runIds.join(',')], env);
     assert.match(table.stdout, new RegExp(`run ${runIds[1]}: raw rows pruned on ${today}; percentiles as stored`));
 
+    // The runs dashboard still compares the pruned runs, from their stored figures, and says so.
+    const dashboardRows = async (/** @type {string} */ panel) => {
+      const query = queriesOf(loadDashboards()['runs.json']).find((q) => q.where === `paasmon-runs panel "${panel}" A`);
+      const range = { from: new Date('2025-02-28T00:00:00Z'), to: new Date('2025-03-03T00:00:00Z'), interval: '1m' };
+      const variables = { run: { values: runIds.map(String), multi: true } };
+      return rowsOf(expandSql(/** @type {any} */ (query).text, { ...range, variables }));
+    };
+    for (const panel of ['Runs', 'Selected runs']) {
+      const shown = (await dashboardRows(panel)).sort((a, b) => a.label.localeCompare(b.label));
+      const stored = [...comparison].sort((a, b) => a.label.localeCompare(b.label));
+      assert.deepEqual(
+        shown.map((r) => [r.label, Number(r.requests), rounded(r.e2e_p95_ms), r.raw_rows_pruned_on]),
+        stored.map((r) => [r.label, Number(r.requests), r.e2e_p95_ms, today]),
+        `${panel}: the stored figures of the pruned runs`,
+      );
+    }
+
     // Deleting a pruned run still works, and takes its stored figures along.
     await db.query('DELETE FROM test_runs WHERE id = $1', [runIds[0]]);
     assert.equal(
@@ -253,6 +271,38 @@ describe('partitions and retention', () => {
       0,
     );
   });
+  test('prune stores the figures again of a run whose stored figures went stale, before dropping its rows', async () => {
+    const env = { DATABASE_URL: db.url };
+    const spec = { label: 'late', app: 'app-d', instances: 1, coresPerInstance: 1, cpuPolls: [50] };
+    const runId = await seedRun(db.query, {
+      ...spec,
+      start: new Date('2025-04-01T10:00:00Z'),
+      spanS: 240,
+      successful: 400,
+    });
+    const requestsOf = async () => {
+      const report = await runCli(['report', '--runs', String(runId), '--format', 'json'], env);
+      assert.equal(report.code, 0, report.stderr);
+      return Number(JSON.parse(report.stdout).runs[0].requests);
+    };
+    const stored = await requestsOf();
+    assert.equal(
+      (await rowsOf('SELECT count(*)::int AS n FROM run_report_figures WHERE run_id = $1', [runId]))[0].n,
+      1,
+    );
+    // Late rows in the middle of the run (an import after the first report): the stored figures are stale.
+    await db.query(
+      `INSERT INTO loadgen_requests (run_id, correlation_id, started_at, duration_ms, status, tool)
+      SELECT $1, 'late-' || i, '2025-04-01T10:02:00Z'::timestamptz + i * interval '1 ms', 5, 200, 'k6'
+      FROM generate_series(1, 7) i`,
+      [runId],
+    );
+    const result = await runCli(['prune', '--before', '2025-04-03T00:00:00Z'], env);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal((await rowsOf('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [runId]))[0].n, 0);
+    assert.equal(await requestsOf(), stored + 7, 'the figures of every row, the late ones included');
+  });
+
   test("collect's upkeep round prunes by RETENTION and keeps newer days", async () => {
     await db.query(`INSERT INTO router_requests (received_at, vcap_request_id, app_name)
       VALUES ('1975-01-01T00:00Z', 'old', 'app-c'), (now(), 'new', 'app-c')`);

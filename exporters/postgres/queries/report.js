@@ -82,6 +82,28 @@ const PARTS = /** @type {const} */ ({
 const PART_NAMES = /** @type {Array<keyof ReportData>} */ (Object.keys(PARTS));
 
 /**
+ * The runs among these whose stored figures (over the steady window of `trim`) are current, by the
+ * same data marks as loadReportData, without reading the figures themselves.
+ * @param {import('pg').Pool | import('pg').PoolClient} db @param {number[]} runIds @param {number} trim
+ * @returns {Promise<number[]>}
+ */
+export async function runsWithCurrentFigures(db, runIds, trim) {
+  if (runIds.length === 0) return [];
+  const { rows } = await db.query(
+    // The marks and the match of loadReportData's query, without the figures.
+    `WITH m AS MATERIALIZED (
+      SELECT d.run_id, d.data_mark || ' ' || $3 || ' ' || (SELECT max(name) FROM paasmon_migrations) AS data_mark
+      FROM run_data_marks($1::bigint[]) d)
+    SELECT m.run_id FROM m
+    WHERE EXISTS (SELECT 1 FROM run_report_figures f WHERE f.run_id = m.run_id AND f.trim_fraction = $2
+      AND (f.data_mark = m.data_mark OR EXISTS (SELECT 1 FROM run_prunes p WHERE p.run_id = m.run_id)))
+    ORDER BY m.run_id`,
+    [pgArray(runIds), trim, queriesDigest()],
+  );
+  return rows.map((row) => Number(row.run_id));
+}
+
+/**
  * Everything the report shows for these runs, read in one snapshot (one REPEATABLE READ
  * transaction), so the figures of different parts agree, computed in one pass over each run's
  * requests joined with their router records (run_report_parts). Rounds and the latency breakdown's
