@@ -117,8 +117,8 @@ BEGIN
   RETURN dropped;
 END $$;
 
--- The views and the function below depend on the tables (router_record returns their row type):
--- they go, and come back after them.
+-- These views and this function depend on the tables (router_record returns their row type):
+-- they go, and sql/views brings them back after the migrations.
 DROP VIEW IF EXISTS run_summary;
 DROP VIEW IF EXISTS correlated_requests;
 DROP FUNCTION IF EXISTS router_record(text);
@@ -205,199 +205,15 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- 005's steady windows and 006's data marks, reading a run's requests within its span.
-CREATE OR REPLACE FUNCTION steady_windows(run_ids bigint[], trim_fraction double precision DEFAULT 0.1)
-RETURNS TABLE (run_id bigint, span_start timestamptz, span_end timestamptz, window_start timestamptz,
-               window_end timestamptz)
-LANGUAGE sql STABLE AS $$
-  SELECT t.id, s.span_start, s.span_end,
-         s.span_start + (s.span_end - s.span_start) * trim_fraction,
-         s.span_end - (s.span_end - s.span_start) * trim_fraction
-  FROM test_runs t
-  CROSS JOIN LATERAL loadgen_span(t.id) sp
-  CROSS JOIN LATERAL (
-    SELECT coalesce(min(l.started_at), t.started_at) AS span_start,
-           coalesce(max(l.started_at + l.duration_ms * interval '1 millisecond'), t.ended_at, now()) AS span_end
-    FROM loadgen_requests l
-    WHERE l.run_id = t.id AND l.started_at BETWEEN sp.first_started_at AND sp.last_started_at
-  ) s
-  WHERE t.id = ANY (run_ids)
-$$;
-
-CREATE OR REPLACE FUNCTION run_data_marks(run_ids bigint[])
-RETURNS TABLE (run_id bigint, data_mark text)
-LANGUAGE sql STABLE
-SET TimeZone = 'UTC' SET DateStyle = 'ISO, YMD' SET IntervalStyle = 'postgres' SET extra_float_digits = 1
-AS $$
-  SELECT t.id,
-         md5(t::text)
-         || ' ' || (SELECT count(*) FROM loadgen_requests l, loadgen_span(t.id) sp
-                    WHERE l.run_id = t.id AND l.started_at BETWEEN sp.first_started_at AND sp.last_started_at)
-         || ' ' || (SELECT count(*) FROM router_requests r
-                    WHERE r.received_at BETWEEN t.started_at - interval '5 minutes'
-                                            AND coalesce(t.ended_at, 'infinity') + interval '5 minutes')
-         || ' ' || (SELECT count(*) FROM instance_samples s
-                    WHERE s.app_name = t.app_name
-                      AND s.ts BETWEEN t.started_at - interval '5 minutes'
-                                   AND coalesce(t.ended_at, 'infinity') + interval '5 minutes')
-  FROM test_runs t
-  WHERE t.id = ANY (run_ids)
-$$;
-
 -- 008's checks of the runs, per statement on the partitioned table.
 CREATE TRIGGER loadgen_requests_check_runs AFTER INSERT ON loadgen_requests
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION loadgen_requests_check_runs();
 CREATE TRIGGER loadgen_requests_check_moved_runs AFTER UPDATE ON loadgen_requests
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION loadgen_requests_check_runs();
 
-
--- 010's router record of a load-generator request, looked for within an hour of `near` (the
--- request's start) when given: the lookup reads the correlation id index of that day's partition
--- only (two near midnight; run-time partition pruning), not of every day kept. OFFSET 0 keeps the
--- lookup by correlation id apart from the ORDER BY ... LIMIT 1: without it the planner may walk the
--- unique key's time order through every record of those days, filtering on the id.
-CREATE FUNCTION router_record(correlation text, near timestamptz DEFAULT NULL)
-RETURNS SETOF router_requests
-LANGUAGE sql STABLE AS $$
-  SELECT * FROM (
-    SELECT * FROM router_requests r
-    WHERE r.correlation_id = correlation
-      AND r.received_at >= coalesce(near - interval '1 hour', '-infinity')
-      AND r.received_at <= coalesce(near + interval '1 hour', 'infinity')
-    OFFSET 0
-  ) r
-  ORDER BY r.received_at, r.vcap_request_id, r.app_guid
-  LIMIT 1
-$$;
-
--- Every load-generator request the router also logged, with its router record (003's columns).
-CREATE OR REPLACE VIEW correlated_requests AS
-SELECT l.run_id,
-       l.correlation_id,
-       l.started_at,
-       l.duration_ms                       AS e2e_ms,
-       r.response_time_ms                  AS router_ms,
-       r.gorouter_time_ms                  AS gorouter_ms,
-       l.duration_ms - r.response_time_ms  AS overhead_ms,
-       l.status,
-       r.app_index
-FROM loadgen_requests l
-CROSS JOIN LATERAL router_record(l.correlation_id, l.started_at) r;
-
--- 010's definitions, with the request's start passed to router_record.
-CREATE OR REPLACE FUNCTION run_comparison(run_ids bigint[], trim_fraction double precision DEFAULT 0.1)
-RETURNS TABLE (
-  run_id bigint, label text, app_name text, implementation text, instances integer, parallel integer, round integer,
-  cores_per_instance double precision, meta jsonb, window_start timestamptz, window_end timestamptz,
-  window_s double precision,
-  requests bigint, successful bigint, errors bigint, timeouts bigint, error_ratio double precision,
-  throughput_rps double precision, throughput_rpm double precision,
-  e2e_mean_ms double precision, e2e_p50_ms double precision, e2e_p90_ms double precision, e2e_p95_ms double precision,
-  e2e_p99_ms double precision, e2e_max_ms double precision, e2e_stddev_ms double precision,
-  router_records bigint, matched_ratio double precision, router_mean_ms double precision,
-  router_p50_ms double precision,
-  router_p95_ms double precision, router_p99_ms double precision, gorouter_mean_ms double precision,
-  outside_router_mean_ms double precision, behind_router_mean_ms double precision,
-  cpu_polls bigint, cpu_percent_avg double precision, cpu_percent_peak double precision,
-  cpu_capacity_percent double precision,
-  cpu_utilization_percent double precision, mem_bytes_avg double precision, mem_bytes_peak double precision,
-  rpm_per_cpu_percent double precision
-)
-LANGUAGE sql STABLE AS $$
-  SELECT t.id, t.label, t.app_name, t.implementation, t.instances, t.parallel, t.round, t.cores_per_instance, t.meta,
-         w.window_start, w.window_end, w.window_s,
-         lg.requests, lg.successful, lg.errors, lg.timeouts, lg.errors::double precision / nullif(lg.requests, 0),
-         lg.successful / nullif(w.window_s, 0), 60 * lg.successful / nullif(w.window_s, 0),
-         lg.e2e_mean_ms, lg.e2e_pct[1], lg.e2e_pct[2], lg.e2e_pct[3], lg.e2e_pct[4], lg.e2e_max_ms, lg.e2e_stddev_ms,
-         lg.router_records, lg.router_records::double precision / nullif(lg.requests, 0),
-         lg.router_mean_ms, lg.router_pct[1], lg.router_pct[2], lg.router_pct[3], lg.gorouter_mean_ms,
-         lg.outside_router_mean_ms, lg.behind_router_mean_ms,
-         c.polls, c.cpu_percent_avg, c.cpu_percent_peak,
-         t.instances * t.cores_per_instance * 100,
-         100 * c.cpu_percent_peak / nullif(t.instances * t.cores_per_instance * 100, 0),
-         c.mem_bytes_avg, c.mem_bytes_peak,
-         (60 * lg.successful / nullif(w.window_s, 0)) / nullif(c.cpu_percent_avg, 0)
-  FROM test_runs t
-  JOIN (SELECT sw.*, extract(epoch FROM sw.window_end - sw.window_start)::double precision AS window_s
-        FROM steady_windows(run_ids, trim_fraction) sw) w ON w.run_id = t.id
-  -- One pass over the window's requests with their router records (NULL when the router did not
-  -- log them; ordered-set aggregates skip NULLs); one sort per latency column. Each request looks
-  -- its record up through the correlation id index (router_record: one record per request, and a
-  -- cost in proportion to the run, never a scan of every run's router records).
-  CROSS JOIN LATERAL (
-    SELECT count(*)                                                       AS requests,
-           count(*) FILTER (WHERE l.status BETWEEN 1 AND 499)             AS successful,
-           count(*) FILTER (WHERE l.status = 0 OR l.status >= 500)        AS errors,
-           count(*) FILTER (WHERE l.error = 'timeout')                    AS timeouts,
-           avg(l.duration_ms)                                             AS e2e_mean_ms,
-           percentile_cont(ARRAY[0.50, 0.90, 0.95, 0.99]) WITHIN GROUP (ORDER BY l.duration_ms) AS e2e_pct,
-           max(l.duration_ms)                                             AS e2e_max_ms,
-           stddev_samp(l.duration_ms)                                     AS e2e_stddev_ms,
-           count(x.response_time_ms)                                      AS router_records,
-           avg(x.response_time_ms)                                        AS router_mean_ms,
-           percentile_cont(ARRAY[0.50, 0.95, 0.99]) WITHIN GROUP (ORDER BY x.response_time_ms) AS router_pct,
-           avg(x.gorouter_time_ms)                                        AS gorouter_mean_ms,
-           avg(l.duration_ms - x.response_time_ms)                        AS outside_router_mean_ms,
-           avg(x.response_time_ms - x.gorouter_time_ms)                   AS behind_router_mean_ms
-    FROM loadgen_requests l
-    LEFT JOIN LATERAL router_record(l.correlation_id, l.started_at) x ON true
-    WHERE l.run_id = t.id AND l.started_at BETWEEN w.window_start AND w.window_end
-  ) lg
-  CROSS JOIN LATERAL (
-    SELECT count(*) AS polls, avg(u.cpu_percent) AS cpu_percent_avg, max(u.cpu_percent) AS cpu_percent_peak,
-           avg(u.mem_bytes) AS mem_bytes_avg, max(u.mem_bytes) AS mem_bytes_peak
-    FROM app_usage(t.app_name, w.window_start, w.window_end) u
-  ) c
-  ORDER BY t.id
-$$;
-
-CREATE OR REPLACE VIEW run_summary AS
-SELECT t.id                                                              AS run_id,
-       t.label,
-       lg.requests,
-       lg.errors,
-       lg.errors::double precision / nullif(lg.requests, 0)              AS error_ratio,
-       extract(epoch FROM lg.last_done - lg.first_sent)::double precision AS duration_s,
-       (lg.requests - lg.errors)
-         / nullif(extract(epoch FROM lg.last_done - lg.first_sent)::double precision, 0)   AS throughput_rps,
-       lg.e2e_mean_ms, lg.e2e_p50_ms, lg.e2e_p95_ms, lg.e2e_p99_ms, lg.e2e_max_ms, lg.e2e_stddev_ms,
-       lg.router_mean_ms, lg.router_p50_ms, lg.router_p95_ms, lg.router_p99_ms,
-       lg.matched::double precision / nullif(lg.requests, 0)             AS matched_ratio,
-       c.cpu_percent_avg,
-       c.cpu_percent_peak,
-       t.instances * t.cores_per_instance * 100                          AS cpu_capacity_percent,
-       c.cpu_percent_peak / nullif(t.instances * t.cores_per_instance * 100, 0) AS cpu_utilization,
-       c.mem_bytes_avg,
-       ((lg.requests - lg.errors) / nullif(extract(epoch FROM lg.last_done - lg.first_sent)::double precision, 0))
-         / nullif(c.cpu_percent_avg, 0)                                   AS throughput_per_cpu_percent
-FROM test_runs t
-CROSS JOIN LATERAL loadgen_span(t.id) sp
--- One pass over the run's requests with their router records (NULL when not logged).
-CROSS JOIN LATERAL (
-  SELECT count(*)                                                        AS requests,
-         count(*) FILTER (WHERE l.status = 0 OR l.status >= 500)         AS errors,
-         min(l.started_at)                                               AS first_sent,
-         max(l.started_at + l.duration_ms * interval '1 millisecond')    AS last_done,
-         avg(l.duration_ms)                                              AS e2e_mean_ms,
-         percentile_cont(0.50) WITHIN GROUP (ORDER BY l.duration_ms)     AS e2e_p50_ms,
-         percentile_cont(0.95) WITHIN GROUP (ORDER BY l.duration_ms)     AS e2e_p95_ms,
-         percentile_cont(0.99) WITHIN GROUP (ORDER BY l.duration_ms)     AS e2e_p99_ms,
-         max(l.duration_ms)                                              AS e2e_max_ms,
-         stddev_samp(l.duration_ms)                                      AS e2e_stddev_ms,
-         count(x.response_time_ms)                                       AS matched,
-         avg(x.response_time_ms)                                         AS router_mean_ms,
-         percentile_cont(0.50) WITHIN GROUP (ORDER BY x.response_time_ms) AS router_p50_ms,
-         percentile_cont(0.95) WITHIN GROUP (ORDER BY x.response_time_ms) AS router_p95_ms,
-         percentile_cont(0.99) WITHIN GROUP (ORDER BY x.response_time_ms) AS router_p99_ms
-  FROM loadgen_requests l
-  LEFT JOIN LATERAL router_record(l.correlation_id, l.started_at) x ON true
-  WHERE l.run_id = t.id AND l.started_at BETWEEN sp.first_started_at AND sp.last_started_at
-) lg
-CROSS JOIN LATERAL (
-  SELECT avg(u.cpu_percent) AS cpu_percent_avg, max(u.cpu_percent) AS cpu_percent_peak,
-         avg(u.mem_bytes)::numeric AS mem_bytes_avg
-  FROM app_usage(t.app_name, t.started_at, coalesce(t.ended_at, lg.last_done, now())) u
-) c;
+-- steady_windows and run_data_marks (reading a run's requests within its span), router_record
+-- (correlation, near), correlated_requests, run_comparison and run_summary are in sql/views/, applied
+-- after the migrations in the same transaction.
 
 -- When raw rows of a run were dropped by retention (paasmon prune): its stored report figures are
 -- then its figures, whatever the data mark says.
