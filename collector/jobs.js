@@ -42,18 +42,18 @@ import { startRetentionJob } from './commands/prune.js';
  * @property {Promise<boolean>} schemaReady
  * @property {AbortSignal} signal
  * @property {(outcome: PollOutcome) => void} [onPoll]
- * @property {import('./pipeline/claims.js').Sharing} [sharing] collectors side by side: the apps and readers
+ * @property {import('./pipeline/claims.js').Sharing} sharing collectors side by side: the apps and readers
  *   this one takes (pipeline/claims.js)
  */
 
 /**
  * Every job the configuration asks for, the Cloud Controller poll first.
- * @param {import('./config/index.js').Config} config @param {JobDeps} deps
+ * @param {import('./config/index.js').Config} config @param {Omit<JobDeps, 'sharing'>} opened
  * @returns {CollectorJob[]}
  */
-export function collectorJobs(config, deps) {
-  const sharing = createSharing(config, { pool: deps.pool, schemaReady: deps.schemaReady });
-  deps = { ...deps, sharing };
+export function collectorJobs(config, opened) {
+  const sharing = createSharing(config, { pool: opened.pool, schemaReady: opened.schemaReady });
+  const deps = { ...opened, sharing };
   const cloudController = createCloudControllerSource(config, {
     log: deps.log,
     onRetry: (reason) => deps.prometheus.self.retries.inc({ source: 'cloud-controller', reason }),
@@ -135,7 +135,7 @@ function routerIngestJob(config, name, { log, prometheus, pool, schemaReady, sig
     metrics: prometheus.self,
     log,
     signal,
-    work: holdReader(sharing, name, async (ctx) => {
+    work: sharing.holdReader(name, async (ctx) => {
       if (!(await schemaReady)) return { records: 0 };
       const result = await ingest(ctx, { pool, metrics: prometheus, warn: ctx.warn });
       recent.add(result);
@@ -168,7 +168,7 @@ function logCacheJob(config, cloudController, { log, prometheus, pool, schemaRea
     metrics: prometheus.self,
     log,
     signal,
-    work: holdReader(sharing, 'log-cache', async (ctx) => {
+    work: sharing.holdReader('log-cache', async (ctx) => {
       if (!(await schemaReady)) return { records: 0 };
       const auto = config.logCache.url === 'auto';
       const baseUrl = auto ? (await client.discovery(ctx.signal)).logCacheUrl : config.logCache.url;
@@ -207,13 +207,4 @@ function retentionJob(config, { pool, log, schemaReady }) {
     trigger: 'push',
     start: async () => startRetentionJob(pool, config.retentionMs, log, schemaReady),
   };
-}
-
-/**
- * A reader's work, run only while this collector holds the reader (one collector at a time).
- * @template {{ records: number }} T @param {JobDeps['sharing']} sharing @param {string} name
- * @param {(ctx: import('../core/types.js').PollContext) => Promise<T>} work
- */
-function holdReader(sharing, name, work) {
-  return sharing ? sharing.holdReader(name, work) : work;
 }
