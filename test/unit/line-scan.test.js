@@ -10,6 +10,9 @@ import {
   keyColon,
   mayHavePrefix,
   readHead,
+  scanFields,
+  scanWanted,
+  wantedKeys,
 } from '../../collector/sources/router-logs/line-scan.js';
 
 const HEAD = /^(\S+) - \[([^\]]*)\] "((?:[^"\\]|\\.)*)" (\S+) (\S+) (\S+)(?: |$)/;
@@ -99,5 +102,39 @@ describe('line-scan: one pass, the same as the regular expressions', () => {
     assert.equal(keyColon(`${'k'.repeat(80)}:`, 0), -1);
     for (let c = 0; c <= 0xffff; c++)
       assert.equal(isSpace(c), /\s/.test(String.fromCharCode(c)), `U+${c.toString(16)}`);
+  });
+
+  it('scanWanted keeps what scanFields keeps of the wanted keys (upper case, repeated, escaped, cut off)', () => {
+    const keyArb = fc.constantFrom('app_id', 'App_Id', 'APP_ID', 'b3', 'x_b3', 'X_B3', 'x-id', 'other', 'app_ids');
+    const valueArb = fc.oneof(
+      fc.constantFrom('"a"', '"a\\"b"', '"\\\\"', '"open', 'bare', '"-"', '""', '"x y"'),
+      textArb,
+    );
+    const tailArb = fc
+      .array(
+        fc.oneof(
+          fc.tuple(keyArb, valueArb).map(([k, v]) => `${k}:${v}`),
+          valueArb,
+        ),
+        { maxLength: 12 },
+      )
+      .map((parts) => parts.join(' '));
+    const names = ['app_id', 'x_b3', 'b3', 'x-id', 'app_id'];
+    const wanted = wantedKeys(names);
+    fc.assert(
+      fc.property(tailArb, (tail) => {
+        const { fields } = scanFields(tail, new Set(names));
+        const values = scanWanted(tail, wanted);
+        for (const name of new Set(names)) assert.equal(values[wanted.slotOf.get(name) ?? -1], fields.get(name), tail);
+      }),
+      { numRuns: 20_000 },
+    );
+    assert.deepEqual(scanWanted('APP_ID:"A" x_b3:"t\\"u" b3:"open', wanted), [
+      'A',
+      't"u',
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });

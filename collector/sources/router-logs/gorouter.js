@@ -2,7 +2,7 @@
 import { LINE } from '../../../core/reason-codes.js';
 import { wholeSecondsMs } from '../../../core/utc-time.js';
 import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
-import { endsInDuration, isDigits, mayHavePrefix, readHead, scanFields } from './line-scan.js';
+import { endsInDuration, isDigits, mayHavePrefix, readHead, scanWanted, wantedKeys } from './line-scan.js';
 
 export { scanFields } from './line-scan.js';
 
@@ -153,18 +153,36 @@ const RECORD_FIELDS = [
   'traceparent',
   'b3',
 ];
-/** @type {Map<string, ReadonlySet<string>>} by correlation field (one or two per process) */
-const wantedByCorrelation = new Map();
-/** @param {string | undefined} correlationField */
-function wantedFields(correlationField = '') {
-  let wanted = wantedByCorrelation.get(correlationField);
+/**
+ * The record's keys, compiled for scanWanted, and a lookup of a key's value in what it returns.
+ * @typedef {{ keys: import('./line-scan.js').WantedKeys, slot: (name: string) => number }} RecordKeys
+ */
+/** @type {Map<string, RecordKeys>} by correlation field (one or two per process) */
+const keysByCorrelation = new Map();
+/** @param {string | undefined} correlationField @returns {RecordKeys} */
+function recordKeys(correlationField = '') {
+  let wanted = keysByCorrelation.get(correlationField);
   if (!wanted) {
-    if (wantedByCorrelation.size > 100) wantedByCorrelation.clear();
-    wanted = new Set([...RECORD_FIELDS, correlationField.toLowerCase()]);
-    wantedByCorrelation.set(correlationField, wanted);
+    if (keysByCorrelation.size > 100) keysByCorrelation.clear();
+    const keys = wantedKeys([...RECORD_FIELDS, correlationField.toLowerCase()]);
+    wanted = { keys, slot: (name) => keys.slotOf.get(name) ?? -1 };
+    keysByCorrelation.set(correlationField, wanted);
   }
   return wanted;
 }
+/** The slots of RECORD_FIELDS, in its order (wantedKeys keeps the first slot of a key). */
+const [
+  RESPONSE_TIME,
+  GOROUTER_TIME,
+  APP_INDEX,
+  APP_ID,
+  INSTANCE_ID,
+  VCAP_REQUEST_ID,
+  ROUTER_ERROR,
+  X_B3_TRACEID,
+  TRACEPARENT,
+  B3,
+] = RECORD_FIELDS.map((_, slot) => slot);
 
 /**
  * @param {string} line a gorouter access-log line, optionally with the `cf logs` prefix
@@ -201,11 +219,12 @@ export function parseGorouterLine(line, options = {}) {
   // A line cut right after a number would give a shortened number (bytes_sent 1099511 of
   // 1099511627770, response_time 0.02 of 0.025501): in whole lines, something always follows them.
   if (rest === '' || endsInDuration(rest)) return { ok: false, reason: LINE.TRUNCATED };
-  const { fields } = scanFields(rest, wantedFields(options.correlationField));
-  const responseTimeMs = secondsToMs(fields.get('response_time'));
-  const gorouterTimeMs = secondsToMs(fields.get('gorouter_time'));
+  const wanted = recordKeys(options.correlationField);
+  const fields = scanWanted(rest, wanted.keys);
+  const responseTimeMs = secondsToMs(fields[RESPONSE_TIME]);
+  const gorouterTimeMs = secondsToMs(fields[GOROUTER_TIME]);
   if (responseTimeMs === undefined || gorouterTimeMs === undefined) return { ok: false, reason: LINE.BAD_DURATION };
-  const appIndex = wholeNumber(fields.get('app_index'));
+  const appIndex = wholeNumber(fields[APP_INDEX]);
 
   // `METHOD path HTTP/x`: the path is what lies between the first space and the last (a path may hold spaces).
   const { request } = head;
@@ -215,16 +234,16 @@ export function parseGorouterLine(line, options = {}) {
     firstSpace >= 0 && METHOD_TOKEN.test(request.slice(0, firstSpace)) ? request.slice(0, firstSpace) : null;
   const path =
     firstSpace < 0 ? null : request.slice(firstSpace + 1, lastSpace > firstSpace ? lastSpace : request.length);
-  const vcapRequestId = present(fields.get('vcap_request_id'))?.toLowerCase() ?? null;
+  const vcapRequestId = present(fields[VCAP_REQUEST_ID])?.toLowerCase() ?? null;
   return {
     ok: true,
     record: {
       kind: 'router_request',
       receivedAt,
-      appGuid: present(fields.get('app_id'))?.toLowerCase() ?? null,
+      appGuid: present(fields[APP_ID])?.toLowerCase() ?? null,
       appName: null,
       appIndex: appIndexOf(appIndex),
-      instanceId: present(fields.get('instance_id')),
+      instanceId: present(fields[INSTANCE_ID]),
       method,
       path,
       status,
@@ -234,13 +253,13 @@ export function parseGorouterLine(line, options = {}) {
       bytesReceived,
       bytesSent,
       vcapRequestId,
-      correlationId: correlationIdOf((name) => present(fields.get(name)) ?? undefined, options.correlationField),
-      routerError: present(fields.get('x_cf_routererror')),
+      correlationId: correlationIdOf(
+        (name) => present(fields[wanted.slot(name)]) ?? undefined,
+        options.correlationField,
+      ),
+      routerError: present(fields[ROUTER_ERROR]),
       traceId: normalizeTraceId(
-        present(fields.get('x_b3_traceid')) ??
-          present(fields.get('traceparent')) ??
-          present(fields.get('b3')) ??
-          undefined,
+        present(fields[X_B3_TRACEID]) ?? present(fields[TRACEPARENT]) ?? present(fields[B3]) ?? undefined,
       ),
     },
   };

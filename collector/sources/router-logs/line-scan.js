@@ -137,6 +137,49 @@ export function isDigits(text) {
   return true;
 }
 
+/** Where the last value read by readValueAt ended. */
+let valueEnd = 0;
+
+/**
+ * The value at `at` in a gorouter line's tail: quoted (escapes undone) or up to the next space; ''
+ * unless `keep`. Null when a quote is left open (a truncated line). Sets valueEnd.
+ * @param {string} tail @param {number} at @param {boolean} keep
+ * @param {number} backslash the first backslash at or after `at`, -1 when there is none
+ * @returns {string | null}
+ */
+function readValueAt(tail, at, keep, backslash) {
+  const n = tail.length;
+  let i = at;
+  if (tail.charCodeAt(i) === 34) {
+    // Most values hold no escape: one slice (bench/ingest.bench.js profile).
+    const close = tail.indexOf('"', i + 1);
+    const escape = close < 0 ? -1 : backslash;
+    if (close >= 0 && (escape < 0 || escape > close)) {
+      valueEnd = close + 1;
+      return keep ? tail.slice(i + 1, close) : '';
+    }
+    let out = '';
+    i += 1;
+    while (i < n && tail[i] !== '"') {
+      if (tail[i] === '\\' && i + 1 < n) i += 1;
+      out += tail[i];
+      i += 1;
+    }
+    valueEnd = i + 1;
+    return i >= n ? null : out;
+  }
+  const space = tail.indexOf(' ', i);
+  valueEnd = space < 0 ? n : space;
+  return keep ? tail.slice(i, valueEnd) : '';
+}
+
+/**
+ * The first backslash at or after `at`, given the one found before (-1: none left): a line is searched
+ * for backslashes once, not once per value.
+ * @param {string} tail @param {number} at @param {number} found
+ */
+const backslashFrom = (tail, at, found) => (found >= 0 && found < at ? tail.indexOf('\\', at) : found);
+
 /**
  * Splits what follows the user agent: positional tokens (addresses) and `key:value` pairs, quoted
  * or not. A quote left open (a truncated line) ends the scan. With `wanted`, only those keys are
@@ -151,53 +194,87 @@ export function scanFields(tail, wanted) {
   let truncated = false;
   let i = 0;
   const n = tail.length;
-  /** @param {boolean} keep @returns {string | null} null when a quote is left open */
-  const readValue = (keep) => {
-    if (tail.charCodeAt(i) === 34) {
-      // Most values hold no escape: one slice (bench/ingest.bench.js profile).
-      const close = tail.indexOf('"', i + 1);
-      const escape = close < 0 ? -1 : tail.indexOf('\\', i + 1);
-      if (close >= 0 && (escape < 0 || escape > close)) {
-        const value = keep ? tail.slice(i + 1, close) : '';
-        i = close + 1;
-        return value;
-      }
-      let out = '';
-      i += 1;
-      while (i < n && tail[i] !== '"') {
-        if (tail[i] === '\\' && i + 1 < n) i += 1;
-        out += tail[i];
-        i += 1;
-      }
-      if (i >= n) {
-        truncated = true;
-        return null;
-      }
-      i += 1;
-      return out;
-    }
-    const start = i;
-    const space = tail.indexOf(' ', i);
-    i = space < 0 ? n : space;
-    return keep ? tail.slice(start, i) : '';
-  };
+  let backslash = tail.indexOf('\\');
   while (i < n) {
     while (i < n && tail.charCodeAt(i) === 32) i += 1;
     if (i >= n) break;
     // A `key:` of at most 80 characters.
     const colon = keyColon(tail, i);
-    if (colon >= 0) {
-      const key = tail.slice(i, colon).toLowerCase();
-      i = colon + 1;
-      const keep = !wanted || wanted.has(key);
-      const value = readValue(keep);
-      if (value === null) break;
-      if (keep) fields.set(key, value);
-    } else {
-      const value = readValue(!wanted);
-      if (value === null) break;
-      if (!wanted) positional.push(value);
+    const key = colon >= 0 ? tail.slice(i, colon).toLowerCase() : undefined;
+    const keep = key === undefined ? !wanted : !wanted || wanted.has(key);
+    const at = colon >= 0 ? colon + 1 : i;
+    backslash = backslashFrom(tail, at, backslash);
+    const value = readValueAt(tail, at, keep, backslash);
+    i = valueEnd;
+    if (value === null) {
+      truncated = true;
+      break;
     }
+    if (key === undefined) {
+      if (!wanted) positional.push(value);
+    } else if (keep) fields.set(key, value);
   }
   return { positional, fields, truncated };
+}
+
+/**
+ * The keys a gorouter line's record is made of, by slot, compiled once for scanWanted.
+ * @typedef {{ keys: readonly string[], slotOf: ReadonlyMap<string, number>,
+ *   byLength: ReadonlyArray<ReadonlyArray<[key: string, slot: number]> | undefined> }} WantedKeys
+ */
+
+/** @param {readonly string[]} keys lower-case @returns {WantedKeys} */
+export function wantedKeys(keys) {
+  /** @type {Array<Array<[string, number]> | undefined>} */
+  const byLength = [];
+  const slotOf = new Map();
+  keys.forEach((key, slot) => {
+    if (slotOf.has(key)) return;
+    slotOf.set(key, slot);
+    (byLength[key.length] ??= []).push([key, slot]);
+  });
+  return { keys, slotOf, byLength };
+}
+
+/**
+ * scanFields(tail, wanted) as an array by slot: a key is compared where it stands in the line, and
+ * sliced (and lower-cased) only when it holds an upper-case letter.
+ * @param {string} tail @param {WantedKeys} wanted @returns {Array<string | undefined>} the last
+ *   value of each wanted key, undefined when the key is absent
+ */
+export function scanWanted(tail, { keys, slotOf, byLength }) {
+  /** @type {Array<string | undefined>} */
+  const values = new Array(keys.length).fill(undefined);
+  let i = 0;
+  const n = tail.length;
+  let backslash = tail.indexOf('\\');
+  while (i < n) {
+    while (i < n && tail.charCodeAt(i) === 32) i += 1;
+    if (i >= n) break;
+    const colon = keyColon(tail, i);
+    const slot = colon < 0 ? -1 : slotAt(tail, i, colon, byLength, slotOf);
+    const at = colon >= 0 ? colon + 1 : i;
+    backslash = backslashFrom(tail, at, backslash);
+    const value = readValueAt(tail, at, slot >= 0, backslash);
+    i = valueEnd;
+    if (value === null) break;
+    if (slot >= 0) values[slot] = value;
+  }
+  return values;
+}
+
+/**
+ * The slot of the key in [start, end), or -1.
+ * @param {string} tail @param {number} start @param {number} end
+ * @param {WantedKeys['byLength']} byLength @param {WantedKeys['slotOf']} slotOf
+ */
+function slotAt(tail, start, end, byLength, slotOf) {
+  const candidates = byLength[end - start];
+  if (candidates)
+    for (let k = 0; k < candidates.length; k++) if (tail.startsWith(candidates[k][0], start)) return candidates[k][1];
+  for (let j = start; j < end; j++) {
+    const c = tail.charCodeAt(j);
+    if (c >= 65 && c <= 90) return slotOf.get(tail.slice(start, end).toLowerCase()) ?? -1;
+  }
+  return -1;
 }
