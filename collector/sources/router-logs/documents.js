@@ -4,7 +4,7 @@
 // Its parts: document-fields.js (field names), field-values.js (lookups), parsed-fields.js (rtr.*).
 import { LINE } from '../../../core/reason-codes.js';
 import { lineFieldsFor } from './document-fields.js';
-import { fieldOf, text } from './field-values.js';
+import { compiledFields, fieldOf, text, valueOf } from './field-values.js';
 import { parseGorouterLine } from './gorouter.js';
 import { mapParsedFields } from './parsed-fields.js';
 
@@ -58,9 +58,10 @@ export function mapDocument(source, options) {
     return undefined;
   };
 
+  const at = compiledFields(fields);
   const hasParsedFields =
     format !== 'raw' &&
-    (fieldOf(source, fields.receivedAt) !== undefined || fieldOf(source, fields.responseTimeMs) !== undefined);
+    (valueOf(source, at.receivedAt) !== undefined || valueOf(source, at.responseTimeMs) !== undefined);
   if (hasParsedFields) {
     const exact = fields.raw ? tryLine(fields.raw) : undefined;
     if (exact) return exact;
@@ -83,7 +84,8 @@ export function mapDocument(source, options) {
  * @param {import('./gorouter.js').RouterRequest} record @param {any} source @param {FieldNames} fields
  */
 function withEnvelope(record, source, fields) {
-  record.appName = record.appName ?? text(fieldOf(source, fields.appName));
-  record.appGuid = record.appGuid ?? text(fieldOf(source, fields.appGuid))?.toLowerCase() ?? null;
+  const at = compiledFields(fields);
+  record.appName = record.appName ?? text(valueOf(source, at.appName));
+  record.appGuid = record.appGuid ?? text(valueOf(source, at.appGuid))?.toLowerCase() ?? null;
   return record;
 }

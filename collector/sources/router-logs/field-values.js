@@ -27,19 +27,46 @@ function compilePath(path) {
   return compiled;
 }
 
-/** @param {any} source @param {CompiledPath} compiled @returns {unknown} */
-function valueAt(source, compiled) {
+/**
+ * The value at a compiled path. One read per key tried: parsed JSON holds no `undefined`, so a
+ * key read as undefined is a key that is not there.
+ * @param {any} source @param {CompiledPath} compiled @returns {unknown}
+ */
+export function valueAt(source, compiled) {
   if (source === null || typeof source !== 'object') return undefined;
-  if (compiled.path in source) return source[compiled.path];
+  const direct = source[compiled.path];
+  if (direct !== undefined) return direct;
   // Every split point: {"rtr": {"app.id": ...}} and {"rtr": {"app": {"id": ...}}} both occur.
-  for (const [head, rest] of compiled.splits) {
-    if (head in source) {
-      const value = valueAt(source[head], rest);
+  const { splits } = compiled;
+  for (let k = 0; k < splits.length; k++) {
+    const inner = source[splits[k][0]];
+    if (inner !== undefined) {
+      const value = valueAt(inner, splits[k][1]);
       if (value !== undefined) return value;
     }
   }
   return undefined;
 }
+
+/**
+ * Every field of a mapping's field names, compiled once (fieldOf compiles by a lookup per call).
+ * @typedef {{ [K in keyof import('./document-fields.js').FieldNames]: CompiledPath | undefined }} CompiledFields
+ * @type {WeakMap<object, CompiledFields>}
+ */
+const compiledFieldsByNames = new WeakMap();
+
+/** @param {import('./document-fields.js').FieldNames} fields @returns {CompiledFields} */
+export function compiledFields(fields) {
+  let compiled = compiledFieldsByNames.get(fields);
+  if (!compiled) {
+    const entries = Object.entries(fields).map(([key, path]) => [key, path ? compilePath(path) : undefined]);
+    compiledFieldsByNames.set(fields, (compiled = /** @type {CompiledFields} */ (Object.fromEntries(entries))));
+  }
+  return compiled;
+}
+
+/** @param {any} source @param {CompiledPath | undefined} compiled @returns {unknown} */
+export const valueOf = (source, compiled) => (compiled ? valueAt(source, compiled) : undefined);
 
 /**
  * A field by dotted path, whether the document nests objects or uses dotted keys.
@@ -57,14 +84,17 @@ export function fieldOf(source, path) {
  */
 const extraPaths = new Map();
 
-/** The field `name` under `extra` (e.g. rtr.extra). @param {any} source @param {string} extra @param {string} name */
-export function extraField(source, extra, name) {
+/** The path of the field `name` under `extra` (e.g. rtr.extra). @param {string} extra @param {string} name */
+export function extraPath(extra, name) {
   let byName = extraPaths.get(extra);
   if (!byName) extraPaths.set(extra, (byName = new Map()));
   let compiled = byName.get(name);
   if (!compiled) byName.set(name, (compiled = compilePath(`${extra}.${name}`)));
-  return valueAt(source, compiled);
+  return compiled;
 }
+
+/** The field `name` under `extra` (e.g. rtr.extra). @param {any} source @param {string} extra @param {string} name */
+export const extraField = (source, extra, name) => valueAt(source, extraPath(extra, name));
 
 // Documents are untrusted: only strings and numbers are converted (String() or Number() of an
 // object such as {"toString": 0} throws; fast-check found it).

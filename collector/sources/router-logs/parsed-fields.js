@@ -2,7 +2,7 @@
 // as a RouterRequest.
 import { LINE } from '../../../core/reason-codes.js';
 import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
-import { extraField, fieldOf, number, text } from './field-values.js';
+import { compiledFields, extraPath, number, text, valueAt, valueOf } from './field-values.js';
 import { appIndexOf, parseRouterTimestamp } from './gorouter.js';
 
 /**
@@ -12,7 +12,8 @@ import { appIndexOf, parseRouterTimestamp } from './gorouter.js';
  * @returns {import('./gorouter.js').ParseResult}
  */
 export function mapParsedFields(source, { fields, correlationField }) {
-  const rawTime = fieldOf(source, fields.receivedAt);
+  const at = compiledFields(fields);
+  const rawTime = valueOf(source, at.receivedAt);
   if (rawTime === undefined || rawTime === null) return { ok: false, reason: LINE.MISSING_TIMESTAMP };
   const receivedAt =
     typeof rawTime === 'number'
@@ -23,19 +24,19 @@ export function mapParsedFields(source, { fields, correlationField }) {
         ? parseRouterTimestamp(rawTime)
         : null;
   if (!receivedAt) return { ok: false, reason: LINE.BAD_TIMESTAMP };
-  const rawResponse = fieldOf(source, fields.responseTimeMs);
+  const rawResponse = valueOf(source, at.responseTimeMs);
   const responseTimeMs = number(rawResponse);
-  const gorouterTimeMs = number(fieldOf(source, fields.gorouterTimeMs));
+  const gorouterTimeMs = number(valueOf(source, at.gorouterTimeMs));
   if (responseTimeMs === undefined || gorouterTimeMs === undefined) return { ok: false, reason: LINE.BAD_DURATION };
-  const status = number(fieldOf(source, fields.status));
+  const status = number(valueOf(source, at.status));
   if (status === undefined || (status !== null && (!Number.isInteger(status) || status < 100 || status > 599)))
     return { ok: false, reason: LINE.BAD_STATUS };
-  const extra = (/** @type {string} */ name) => text(extraField(source, fields.extra, name)) ?? undefined;
+  const extra = (/** @type {string} */ name) => text(valueAt(source, extraPath(fields.extra, name))) ?? undefined;
   const get = (/** @type {string} */ name) =>
-    name === 'vcap_request_id' ? (text(fieldOf(source, fields.vcapRequestId)) ?? undefined) : extra(name);
-  const appIndex = number(fieldOf(source, fields.appIndex));
-  const bytesReceived = number(fieldOf(source, fields.bytesReceived));
-  const bytesSent = number(fieldOf(source, fields.bytesSent));
+    name === 'vcap_request_id' ? (text(valueOf(source, at.vcapRequestId)) ?? undefined) : extra(name);
+  const appIndex = number(valueOf(source, at.appIndex));
+  const bytesReceived = number(valueOf(source, at.bytesReceived));
+  const bytesSent = number(valueOf(source, at.bytesSent));
   // Byte counts are stored as bigint: a fraction, or more than a double holds exactly, is no count.
   for (const bytes of [bytesReceived, bytesSent])
     if (typeof bytes === 'number' && !Number.isSafeInteger(bytes)) return { ok: false, reason: LINE.BAD_BYTES };
@@ -44,12 +45,12 @@ export function mapParsedFields(source, { fields, correlationField }) {
     record: {
       kind: 'router_request',
       receivedAt,
-      appGuid: (text(fieldOf(source, fields.appId)) ?? text(fieldOf(source, fields.appGuid)))?.toLowerCase() ?? null,
-      appName: text(fieldOf(source, fields.appName)),
+      appGuid: (text(valueOf(source, at.appId)) ?? text(valueOf(source, at.appGuid)))?.toLowerCase() ?? null,
+      appName: text(valueOf(source, at.appName)),
       appIndex: appIndexOf(appIndex),
       instanceId: extra('instance_id') ?? null,
-      method: text(fieldOf(source, fields.method)),
-      path: text(fieldOf(source, fields.path)),
+      method: text(valueOf(source, at.method)),
+      path: text(valueOf(source, at.path)),
       status,
       responseTimeMs,
       gorouterTimeMs,
@@ -57,7 +58,7 @@ export function mapParsedFields(source, { fields, correlationField }) {
       responseTimeResolutionMs: typeof rawResponse === 'number' && Number.isInteger(rawResponse) ? 1 : null,
       bytesReceived: bytesReceived ?? null,
       bytesSent: bytesSent ?? null,
-      vcapRequestId: text(fieldOf(source, fields.vcapRequestId))?.toLowerCase() ?? null,
+      vcapRequestId: text(valueOf(source, at.vcapRequestId))?.toLowerCase() ?? null,
       correlationId: correlationIdOf(get, correlationField),
       routerError: extra('x_cf_routererror') ?? null,
       traceId: normalizeTraceId(extra('x_b3_traceid') ?? extra('traceparent') ?? extra('b3')),
