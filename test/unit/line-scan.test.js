@@ -126,6 +126,8 @@ describe('line-scan: one pass, the same as the regular expressions', () => {
         const { fields } = scanFields(tail, new Set(names));
         const values = scanWanted(tail, wanted);
         for (const name of new Set(names)) assert.equal(values[wanted.slotOf.get(name) ?? -1], fields.get(name), tail);
+        // Scanned where it stands in a longer line: the same.
+        assert.deepEqual(scanWanted(`b3:"x\\"" ${tail}`, wanted, 8), values, tail);
       }),
       { numRuns: 20_000 },
     );

@@ -159,8 +159,11 @@ const RECORD_FIELDS = [
  */
 /** @type {Map<string, RecordKeys>} by correlation field (one or two per process) */
 const keysByCorrelation = new Map();
+/** The last correlation field's keys: one per process, as a rule. */
+let lastKeys = { correlationField: '\0', wanted: /** @type {RecordKeys | undefined} */ (undefined) };
 /** @param {string | undefined} correlationField @returns {RecordKeys} */
 function recordKeys(correlationField = '') {
+  if (lastKeys.correlationField === correlationField && lastKeys.wanted) return lastKeys.wanted;
   let wanted = keysByCorrelation.get(correlationField);
   if (!wanted) {
     if (keysByCorrelation.size > 100) keysByCorrelation.clear();
@@ -168,6 +171,7 @@ function recordKeys(correlationField = '') {
     wanted = { keys, slot: (name) => keys.slotOf.get(name) ?? -1 };
     keysByCorrelation.set(correlationField, wanted);
   }
+  lastKeys = { correlationField, wanted };
   return wanted;
 }
 /** The slots of RECORD_FIELDS, in its order (wantedKeys keeps the first slot of a key). */
@@ -220,7 +224,7 @@ export function parseGorouterLine(line, options = {}) {
   // 1099511627770, response_time 0.02 of 0.025501): in whole lines, something always follows them.
   if (rest === '' || endsInDuration(rest)) return { ok: false, reason: LINE.TRUNCATED };
   const wanted = recordKeys(options.correlationField);
-  const fields = scanWanted(rest, wanted.keys);
+  const fields = scanWanted(text, wanted.keys, head.end);
   const responseTimeMs = secondsToMs(fields[RESPONSE_TIME]);
   const gorouterTimeMs = secondsToMs(fields[GOROUTER_TIME]);
   if (responseTimeMs === undefined || gorouterTimeMs === undefined) return { ok: false, reason: LINE.BAD_DURATION };

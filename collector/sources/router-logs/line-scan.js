@@ -104,10 +104,7 @@ export function endsInDuration(rest) {
   return rest.indexOf('"', start) < 0;
 }
 
-/**
- * `[A-Za-z_][A-Za-z0-9_-]{0,78}:` at `at`: the index of the colon, or -1.
- * @param {string} text @param {number} at
- */
+/** `[A-Za-z_][A-Za-z0-9_-]{0,78}:` at `at`: the index of the colon, or -1. @param {string} text @param {number} at */
 export function keyColon(text, at) {
   const first = text.charCodeAt(at);
   if (!(isLetter(first) || first === 95)) return -1;
@@ -124,9 +121,7 @@ export function keyColon(text, at) {
 /** @param {number} c */
 const isLetter = (c) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
 
-/**
- * `^\d{1,15}$`. @param {string} text
- */
+/** `^\d{1,15}$`. @param {string} text */
 export function isDigits(text) {
   const n = text.length;
   if (n < 1 || n > 15) return false;
@@ -137,8 +132,9 @@ export function isDigits(text) {
   return true;
 }
 
-/** Where the last value read by readValueAt ended. */
+/** Where the last value read by readValueAt ended, and the key wantedAt found (its colon). */
 let valueEnd = 0;
+let keyEnd = -1;
 
 /**
  * The value at `at` in a gorouter line's tail: quoted (escapes undone) or up to the next space; ''
@@ -218,41 +214,49 @@ export function scanFields(tail, wanted) {
 }
 
 /**
- * The keys a gorouter line's record is made of, by slot, compiled once for scanWanted.
+ * The keys a gorouter line's record is made of, by slot, compiled once for scanWanted: by their
+ * first character, those that can be a key at all (keyColon's form).
  * @typedef {{ keys: readonly string[], slotOf: ReadonlyMap<string, number>,
- *   byLength: ReadonlyArray<ReadonlyArray<[key: string, slot: number]> | undefined> }} WantedKeys
+ *   byFirst: ReadonlyArray<ReadonlyArray<[key: string, slot: number]> | undefined> }} WantedKeys
  */
+
+const KEY_FORM = /^[a-z_][a-z0-9_-]{0,78}$/;
 
 /** @param {readonly string[]} keys lower-case @returns {WantedKeys} */
 export function wantedKeys(keys) {
   /** @type {Array<Array<[string, number]> | undefined>} */
-  const byLength = [];
+  const byFirst = [];
   const slotOf = new Map();
   keys.forEach((key, slot) => {
     if (slotOf.has(key)) return;
     slotOf.set(key, slot);
-    (byLength[key.length] ??= []).push([key, slot]);
+    if (KEY_FORM.test(key)) (byFirst[key.charCodeAt(0)] ??= []).push([key, slot]);
   });
-  return { keys, slotOf, byLength };
+  return { keys, slotOf, byFirst };
 }
 
 /**
- * scanFields(tail, wanted) as an array by slot: a key is compared where it stands in the line, and
- * sliced (and lower-cased) only when it holds an upper-case letter.
- * @param {string} tail @param {WantedKeys} wanted @returns {Array<string | undefined>} the last
- *   value of each wanted key, undefined when the key is absent
+ * scanFields(tail, wanted) as an array by slot: a wanted key is compared where it stands in the
+ * line; another key is sliced (and lower-cased) only when it holds an upper-case letter.
+ * @param {string} tail @param {WantedKeys} wanted
+ * @param {number} [from] where in `tail` to start: a line is scanned where it stands, not sliced
+ * @returns {Array<string | undefined>} the last value of each wanted key, undefined when the key is absent
  */
-export function scanWanted(tail, { keys, slotOf, byLength }) {
+export function scanWanted(tail, { keys, slotOf, byFirst }, from = 0) {
   /** @type {Array<string | undefined>} */
   const values = new Array(keys.length).fill(undefined);
-  let i = 0;
+  let i = from;
   const n = tail.length;
-  let backslash = tail.indexOf('\\');
+  let backslash = tail.indexOf('\\', from);
   while (i < n) {
     while (i < n && tail.charCodeAt(i) === 32) i += 1;
     if (i >= n) break;
-    const colon = keyColon(tail, i);
-    const slot = colon < 0 ? -1 : slotAt(tail, i, colon, byLength, slotOf);
+    let slot = wantedAt(tail, i, byFirst);
+    let colon = keyEnd;
+    if (slot < 0) {
+      colon = keyColon(tail, i);
+      slot = colon < 0 ? -1 : upperCaseSlot(tail, i, colon, slotOf);
+    }
     const at = colon >= 0 ? colon + 1 : i;
     backslash = backslashFrom(tail, at, backslash);
     const value = readValueAt(tail, at, slot >= 0, backslash);
@@ -264,14 +268,28 @@ export function scanWanted(tail, { keys, slotOf, byLength }) {
 }
 
 /**
- * The slot of the key in [start, end), or -1.
- * @param {string} tail @param {number} start @param {number} end
- * @param {WantedKeys['byLength']} byLength @param {WantedKeys['slotOf']} slotOf
+ * The slot of the wanted key (and colon) at `start`, or -1; sets keyEnd.
+ * @param {string} tail @param {number} start @param {WantedKeys['byFirst']} byFirst
  */
-function slotAt(tail, start, end, byLength, slotOf) {
-  const candidates = byLength[end - start];
+function wantedAt(tail, start, byFirst) {
+  const candidates = byFirst[tail.charCodeAt(start)];
   if (candidates)
-    for (let k = 0; k < candidates.length; k++) if (tail.startsWith(candidates[k][0], start)) return candidates[k][1];
+    for (let k = 0; k < candidates.length; k++) {
+      const [key, slot] = candidates[k];
+      if (tail.charCodeAt(start + key.length) === 58 && tail.startsWith(key, start)) {
+        keyEnd = start + key.length;
+        return slot;
+      }
+    }
+  keyEnd = -1;
+  return -1;
+}
+
+/**
+ * The slot of a key in [start, end) that is no wanted key as it is written: its lower-case form's.
+ * @param {string} tail @param {number} start @param {number} end @param {WantedKeys['slotOf']} slotOf
+ */
+function upperCaseSlot(tail, start, end, slotOf) {
   for (let j = start; j < end; j++) {
     const c = tail.charCodeAt(j);
     if (c >= 65 && c <= 90) return slotOf.get(tail.slice(start, end).toLowerCase()) ?? -1;
