@@ -210,7 +210,19 @@ describe('parseRouterTimestamp and secondsToMs (fast-check, against arithmetic o
       }),
       { numRuns: 2000 },
     );
+    // Digit by digit, the same number as Number() of the text with its point shifted 3 places.
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9]{1,16}$/), fc.stringMatching(/^[0-9]{0,16}$/), (whole, fraction) => {
+        const text = fraction ? `${whole}.${fraction}` : whole;
+        const shifted = Number(`${whole}${fraction.padEnd(3, '0').slice(0, 3)}.${fraction.slice(3) || '0'}`);
+        assert.equal(secondsToMs(text), shifted, text);
+      }),
+      { numRuns: 20_000 },
+    );
     assert.equal(secondsToMs('1.5e-3'), 1.5);
+    assert.equal(secondsToMs('.5'), undefined);
+    assert.equal(secondsToMs('5.'), undefined);
+    assert.equal(secondsToMs('1.2.3'), undefined);
     assert.equal(secondsToMs('-0.5'), undefined);
     assert.equal(secondsToMs('0.5s'), undefined);
     assert.equal(secondsToMs('-'), null);

@@ -127,6 +127,8 @@ function wholeNumber(value) {
 export function secondsToMs(value) {
   const v = present(value);
   if (v === null) return null;
+  const digits = decimalMs(v);
+  if (digits !== undefined) return digits;
   // Shift the decimal point in the text: 0.025501 s is 25.501 ms exactly, not 25.500999999999998.
   const decimal = DECIMAL.exec(v);
   let ms;
@@ -138,6 +140,27 @@ export function secondsToMs(value) {
     ms = Number(v) * 1000;
   }
   return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
+
+/**
+ * `\d+(\.\d+)?` seconds of at most 15 digits as milliseconds, read digit by digit; else undefined.
+ * The digits are an exact integer and so is a power of ten: their product or quotient is the
+ * decimal value rounded once, as Number() of the shifted text gives it.
+ * @param {string} text
+ */
+function decimalMs(text) {
+  const n = text.length;
+  let point = -1;
+  let digits = 0;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46 && point < 0 && i > 0 && i < n - 1) point = i;
+    else if (c >= 48 && c <= 57) digits = digits * 10 + (c - 48);
+    else return undefined;
+  }
+  if (n - (point < 0 ? 0 : 1) > 15) return undefined;
+  const fraction = point < 0 ? 0 : n - point - 1;
+  return fraction <= 3 ? digits * 10 ** (3 - fraction) : digits / 10 ** (fraction - 3);
 }
 
 /** The fields a record is made of, besides the correlation field. */
