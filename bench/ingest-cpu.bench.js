@@ -27,7 +27,7 @@ const server = spawn(
 );
 try {
   const port = await new Promise((resolve, reject) => {
-    server.stdout.once('data', (d) => resolve(String(d).trim()));
+    server.stdout?.once('data', (d) => resolve(String(d).trim()));
     server.once('exit', (code) => reject(new Error(`fake search server exited ${code}`)));
   });
   /** @type {Array<[string, string]>} */
