@@ -55,7 +55,7 @@ try {
     console.log(
       `${label.padEnd(7)} paasmon CPU per document: median ${median(values).toFixed(2)} us, ` +
         `min ${Math.min(...values).toFixed(2)} us (${values.map((v) => v.toFixed(1)).join(' ')}), ` +
-        `peak RSS ${rss[label].toFixed(0)} MB`,
+        `peak RSS ${rss[label].toFixed(0)} MB   (goal <= 10 us on a quiet machine)`,
     );
   }
   if (figures.before)
