@@ -50,5 +50,5 @@ server.listen(0, '127.0.0.1', () => {
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   process.stdout.write(`${address.port}\n`);
 });
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+process.on('SIGTERM', () => process.exit(0));
 process.on('disconnect', () => process.exit(0));
