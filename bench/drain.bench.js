@@ -101,8 +101,8 @@ async function collect(cli, drainEnv) {
     const rate = LINES / ((performance.now() - started) / 1000);
     const cpuUs = ((cpuSecondsOf(/** @type {number} */ (child.pid)) - cpu) * 1e6) / LINES;
     console.log(
-      `drain ${way.padEnd(15)} ${await count()} rows, ${Math.round(rate)} messages/s, ${cpuUs.toFixed(1)} µs CPU/message ` +
-        `of collect (${detail})`,
+      `drain ${way.padEnd(15)} ${await count()} rows, ${Math.round(rate)} messages/s, ` +
+        `${cpuUs.toFixed(1)} µs CPU/message of collect (${detail})`,
     );
     return { rate, cpuUs };
   };
