@@ -107,6 +107,18 @@ describe('RFC 5424 as the syslog agent writes it', () => {
     assert.deepEqual(splitHttpBody(''), []);
   });
 
+  it('splits a body where a newline is followed by a header start, and nowhere else', () => {
+    const reference = (/** @type {string} */ body) =>
+      body.split(/(?<=\n)(?=<\d{1,3}>1 )/).filter((m) => m !== '' && m !== '\n');
+    const pieces = ['<14>1 t h a [RTR/0] - - x\n', '\n', '<1>1 ', '<1234>1 ', '<14>2 ', 'payload', '\n<', '<', '\n\n'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % pieces.length;
+    for (let i = 0; i < 2000; i++) {
+      const body = Array.from({ length: 1 + (i % 12) }, () => pieces[next()]).join('');
+      assert.deepEqual(splitHttpBody(body), reference(body), JSON.stringify(body));
+    }
+  });
+
   it('takes the app name from the tag, else from the hostname', () => {
     assert.equal(appNameOfHostname('org.space.app'), 'app');
     assert.equal(appNameOfHostname('some-host'), null);

@@ -25,8 +25,8 @@ import { DRAIN } from '../../../core/reason-codes.js';
  */
 
 const HEADER = /^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) (\S+) /;
-/** Where one message of an https-batch body ends and the next begins: a newline, then a header start. */
-const NEXT_MESSAGE = /(?<=\n)(?=<\d{1,3}>1 )/;
+/** A header start, tried right after each newline: where the next message of an https-batch body begins. */
+const HEADER_START = /<\d{1,3}>1 /y;
 
 /** @param {string} field */
 const nil = (field) => (field === '-' ? null : field);
@@ -53,10 +53,16 @@ function parseStructuredData(text, start) {
       const name = text.slice(j + 1, eq);
       let value = '';
       let k = eq + 2;
+      // Unescaped runs are sliced whole: a string built a character at a time is garbage to collect.
+      let from = k;
       for (; k < text.length && text[k] !== '"'; k += 1) {
-        if (text[k] === '\\' && k + 1 < text.length && '"\\]'.includes(text[k + 1])) k += 1;
-        value += text[k];
+        if (text[k] === '\\' && k + 1 < text.length && '"\\]'.includes(text[k + 1])) {
+          value += text.slice(from, k);
+          k += 1;
+          from = k;
+        }
       }
+      value += text.slice(from, k);
       if (k >= text.length) return undefined;
       params.set(name, value);
       j = k + 1;
@@ -104,8 +110,22 @@ export function parseSyslogMessage(text) {
  * @returns {string[]}
  */
 export function splitHttpBody(body) {
-  if (body === '') return [];
-  return body.split(NEXT_MESSAGE).filter((m) => m !== '' && m !== '\n');
+  /** @type {string[]} */
+  const messages = [];
+  /** @param {string} message */
+  const add = (message) => {
+    if (message !== '' && message !== '\n') messages.push(message);
+  };
+  let start = 0;
+  // A scan for newlines, not a split on a look-behind: that one is tried at every character.
+  for (let newline = body.indexOf('\n<'); newline >= 0; newline = body.indexOf('\n<', newline + 1)) {
+    HEADER_START.lastIndex = newline + 1;
+    if (!HEADER_START.test(body)) continue;
+    add(body.slice(start, newline + 1));
+    start = newline + 1;
+  }
+  add(body.slice(start));
+  return messages;
 }
 
 /** `[RTR/0]` -> { sourceType: 'RTR', instance: '0' }. @param {string | null} procId */
