@@ -205,7 +205,8 @@
  * Where a push source (the syslog drain) hands its records: buffered and written by the pipeline
  * as pages (collector/pipeline/pushed-pages.js). `write` only buffers; `close` writes what is left.
  * @typedef {object} Intake
- * @property {(records: PaasmonRecord[]) => void} write
+ * @property {(records: Iterable<PaasmonRecord>) => number} write records of one kind, encoded as they come (a
+ *   generator's never all exist at once); returns how many there were
  * @property {(options?: { force?: boolean }) => Promise<void>} flush
  * @property {() => Promise<void>} close
  * @property {number} pending records not written yet

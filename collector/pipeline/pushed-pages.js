@@ -4,7 +4,7 @@
 // paged sources (idempotent, retried with backoff), once the schema is in place. The source keeps
 // its own bound and counts; it is told what was stored and how much waits.
 import { DRAIN_BATCH_ROWS, DRAIN_FLUSH_INTERVAL_MS, DRAIN_SCHEMA_WAIT_MS } from '../../core/tunables.js';
-import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
+import { createPageEncoder, createPageWriter } from '../../exporters/postgres/page-writer.js';
 import { createPostgresSink } from '../../exporters/postgres/sink.js';
 
 /** @typedef {import('../../core/types.js').PaasmonRecord} PaasmonRecord */
@@ -29,6 +29,25 @@ async function schemaOutcome(schemaReady, ms) {
 }
 
 /**
+ * Writes wait for the migrations a while, then fail (and are retried with backoff).
+ * @param {Promise<boolean> | undefined} schemaReady @param {() => void} onReady once they succeeded
+ */
+function schemaGate(schemaReady, onReady) {
+  let inPlace = !schemaReady;
+  void schemaReady?.then((ok) => {
+    inPlace = ok;
+    if (ok) onReady();
+  });
+  return {
+    async inPlace() {
+      const schema = inPlace || !schemaReady ? true : await schemaOutcome(schemaReady, DRAIN_SCHEMA_WAIT_MS);
+      if (schema === 'pending') throw new Error('the schema is not in place yet (migrations running or retrying)');
+      if (!schema) throw new Error('shutting down before the schema was ready');
+    },
+  };
+}
+
+/**
  * What the metrics need of a router request (the rest of it is encoded): kept per page until the
  * page is stored, and shown only when all its rows were new.
  * @param {PaasmonRecord} record @returns {PaasmonRecord}
@@ -40,44 +59,66 @@ function observedPart(record) {
 }
 
 /**
- * The page being filled: the encoded rows of each write, joined into one page once it is full or
- * on the flush timer.
+ * `records`, each also shown to `see` as it passes.
+ * @template T @param {Iterable<T>} records @param {(record: T) => void} see @returns {Generator<T>}
+ */
+function* tap(records, see) {
+  for (const record of records) {
+    see(record);
+    yield record;
+  }
+}
+
+/**
+ * `first`, then the rest of `iterator`, all of first's kind.
+ * @param {PaasmonRecord} first @param {Iterator<PaasmonRecord>} iterator @returns {Generator<PaasmonRecord>}
+ */
+function* oneKind(first, iterator) {
+  yield first;
+  for (let next = iterator.next(); !next.done; next = iterator.next()) {
+    if (next.value.kind !== first.kind) throw new Error(`intake: a ${next.value.kind} among ${first.kind} records`);
+    yield next.value;
+  }
+}
+
+/**
+ * The page being filled: the rows of every write encoded into one buffer, handed over once it is
+ * full or on the flush timer.
  * @param {boolean} observe keep what the metrics need of each record
  */
 function createOpenPage(observe) {
-  /** @type {Buffer[]} */
-  let chunks = [];
+  /** @type {ReturnType<typeof createPageEncoder> | undefined} */
+  let encoder;
   /** @type {PaasmonRecord[]} */
   let observed = [];
-  let rows = 0;
-  let cleaned = 0;
   /** @type {PaasmonRecord['kind'] | undefined} */
   let kind;
   return {
     get rows() {
-      return rows;
+      return encoder?.rows ?? 0;
     },
     get kind() {
       return kind;
     },
-    /** @param {PaasmonRecord[]} records all of one kind */
-    add(records) {
-      const encoded = encodeRecords(records[0].kind, records, records.length);
-      kind = records[0].kind;
-      chunks.push(encoded.data);
-      rows += encoded.rows;
-      cleaned += encoded.cleaned ?? 0;
-      if (observe) for (const record of records) observed.push(observedPart(record));
+    /**
+     * Encodes records as they come (a generator's never all exist at once).
+     * @param {PaasmonRecord['kind']} kindOfAll @param {Iterable<PaasmonRecord>} records all of that kind
+     */
+    add(kindOfAll, records) {
+      kind = kindOfAll;
+      encoder ??= createPageEncoder(kindOfAll, DRAIN_BATCH_ROWS);
+      const kept = observed;
+      return encoder.add(observe ? tap(records, (record) => kept.push(observedPart(record))) : records);
     },
     /** The page, and the records to observe once it is stored; the open page is empty again. */
     take() {
-      /** @type {EncodedRows} */
-      const encoded = { data: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), rows, cleaned };
-      const page = { kind: /** @type {PaasmonRecord['kind']} */ (kind), encoded, observed };
-      chunks = [];
+      const page = {
+        kind: /** @type {PaasmonRecord['kind']} */ (kind),
+        encoded: /** @type {ReturnType<typeof createPageEncoder>} */ (encoder).done(),
+        observed,
+      };
+      encoder = undefined;
       observed = [];
-      rows = 0;
-      cleaned = 0;
       kind = undefined;
       return page;
     },
@@ -94,7 +135,6 @@ function createOpenPage(observe) {
  */
 export function pushedPages({ pool, schemaReady, log, backoff }) {
   return ({ maxBuffered, observe, onStored, onPending }) => {
-    let schemaInPlace = false;
     const writeRouterPage = createPageWriter(pool);
     /** What to observe of each page the sink holds, until it is stored. */
     const observations = /** @type {WeakMap<EncodedRows, PaasmonRecord[]>} */ (new WeakMap());
@@ -106,15 +146,15 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
       batchRows: DRAIN_BATCH_ROWS,
       backoff,
       writePage: async (page) => {
-        const schema = schemaInPlace || !schemaReady ? true : await schemaOutcome(schemaReady, DRAIN_SCHEMA_WAIT_MS);
-        if (schema === 'pending') throw new Error('the schema is not in place yet (migrations running or retrying)');
-        if (!schema) throw new Error('shutting down before the schema was ready');
+        await schema.inPlace();
         const inserted = await writeRouterPage({ ...page, countOnly: !observe, observedByCaller: observe });
         const rows = page.encoded?.rows ?? page.records.length;
         const observed = page.encoded && observations.get(page.encoded);
         if (page.encoded) observations.delete(page.encoded);
         // All rows new: the page's own records are the ones inserted; else the writer read them back.
         onStored(rows, observed && inserted.count === rows ? { ...inserted, records: observed } : inserted);
+        // What came in during this write is the next page, taken by the write loop at once.
+        seal();
         return inserted;
       },
       onChange: ({ pending }) => onPending(pending + open.rows),
@@ -126,31 +166,34 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
       if (observe) observations.set(encoded, observed);
       sink.writeEncoded(kind, encoded);
     };
-    /** @type {import('../../core/types.js').Intake['flush']} */
+    /**
+     * While a page is written, the open one keeps filling (it is sealed when that write ends, or
+     * full): sealing it on every flush would write pages of a few rows.
+     * @type {import('../../core/types.js').Intake['flush']}
+     */
     const flush = (options) => {
-      seal();
+      if (options?.force || sink.writesInFlight === 0) seal();
       return sink.flush(options);
     };
     const timer = setInterval(() => void flush(), DRAIN_FLUSH_INTERVAL_MS);
     timer.unref();
     // Written at once, not after the backoff the writes that failed waiting for it ran up.
-    void schemaReady?.then((ok) => {
-      schemaInPlace = ok;
-      if (ok) void flush({ force: true });
-    });
+    const schema = schemaGate(schemaReady, () => void flush({ force: true }));
     return {
-      /** @param {PaasmonRecord[]} records */
+      /**
+       * Encodes the records as they come; a page holds DRAIN_BATCH_ROWS rows, give or take a write.
+       * @param {Iterable<PaasmonRecord>} records of one kind @returns {number} how many there were
+       */
       write(records) {
-        let from = 0;
-        // Runs of one kind; a page holds one kind and at most DRAIN_BATCH_ROWS rows (give or take a write).
-        for (let i = 1; i <= records.length; i++) {
-          if (i < records.length && records[i].kind === records[from].kind) continue;
-          if (open.kind !== undefined && open.kind !== records[from].kind) seal();
-          open.add(records.slice(from, i));
-          if (open.rows >= DRAIN_BATCH_ROWS) seal();
-          from = i;
-        }
+        const iterator = records[Symbol.iterator]();
+        const first = iterator.next();
+        if (first.done) return 0;
+        const { kind } = first.value;
+        if (open.kind !== undefined && open.kind !== kind) seal();
+        const written = open.add(kind, oneKind(first.value, iterator));
+        if (open.rows >= DRAIN_BATCH_ROWS) seal();
         onPending(sink.pending + open.rows);
+        return written;
       },
       flush,
       async close() {

@@ -3,6 +3,7 @@
 import { saveCheckpoint } from './checkpoints.js';
 import { countCleaned } from './clean-text.js';
 import { UNIQUE_VIOLATION, binaryRows, copyInsert, copyInsertCounted, copyNew, inTransaction } from './copy.js';
+import { tupleWriter } from './copy-binary.js';
 import { createPartitionMaker } from './partitions.js';
 import { tableOf } from './tables.js';
 
@@ -14,6 +15,28 @@ import { tableOf } from './tables.js';
  */
 export function encodeRecords(kind, records, rowsHint) {
   return binaryRows(tableOf(kind), records, rowsHint);
+}
+
+/**
+ * A page encoded for COPY as its records come in several writes, into one buffer.
+ * @param {string} kind @param {number} rowsHint about how many rows the page will hold
+ */
+export function createPageEncoder(kind, rowsHint) {
+  const spec = tableOf(kind);
+  const tuples = tupleWriter(rowsHint);
+  let rows = 0;
+  return {
+    /** @param {Iterable<unknown>} records each encoded as it comes @returns {number} how many */
+    add(records) {
+      const before = rows;
+      rows = binaryRows(spec, records, undefined, tuples).rows;
+      return rows - before;
+    },
+    get rows() {
+      return rows;
+    },
+    done: () => tuples.done(),
+  };
 }
 
 /**
