@@ -68,7 +68,7 @@ export function createDrainHandler({ token, receiver, log }) {
       }
       chunks.push(chunk);
     }
-    const messages = splitHttpBody(Buffer.concat(chunks, size).toString('utf8'));
+    const messages = splitHttpBody(Buffer.concat(chunks, size));
     // A full buffer first holds the answer a moment (back-pressure, as TCP gets by not reading): a
     // write in flight usually makes room. Still full (the database is down), the body is refused
     // with 503 and the agent sends it again after its backoff.

@@ -25,8 +25,6 @@ import { DRAIN } from '../../../core/reason-codes.js';
  */
 
 const HEADER = /^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) (\S+) /;
-/** A header start, tried right after each newline: where the next message of an https-batch body begins. */
-const HEADER_START = /<\d{1,3}>1 /y;
 
 /** @param {string} field */
 const nil = (field) => (field === '-' ? null : field);
@@ -104,27 +102,38 @@ export function parseSyslogMessage(text) {
 }
 
 /**
+ * Whether a syslog header starts at `at`: `<PRI>1 `, PRI 1-3 digits.
+ * @param {Buffer} bytes @param {number} at
+ */
+function headerStartsAt(bytes, at) {
+  if (bytes[at] !== 0x3c) return false;
+  let end = at + 1;
+  while (end - at <= 3 && bytes[end] >= 0x30 && bytes[end] <= 0x39) end += 1;
+  return end > at + 1 && bytes[end] === 0x3e && bytes[end + 1] === 0x31 && bytes[end + 2] === 0x20;
+}
+
+/**
  * The messages of an HTTPS drain body: one (https://) or several back to back (https-batch://).
- * A newline inside a payload stays with its message unless a syslog header follows it.
- * @param {string} body
+ * A newline inside a payload stays with its message unless a syslog header follows it. Each message
+ * is decoded on its own: a string of the whole body (half a megabyte) would be allocated in the old
+ * generation and held by every message sliced from it.
+ * @param {Buffer} body
  * @returns {string[]}
  */
 export function splitHttpBody(body) {
   /** @type {string[]} */
   const messages = [];
-  /** @param {string} message */
-  const add = (message) => {
-    if (message !== '' && message !== '\n') messages.push(message);
+  /** @param {number} start @param {number} end */
+  const add = (start, end) => {
+    if (end > start && !(end === start + 1 && body[start] === 0x0a)) messages.push(body.toString('utf8', start, end));
   };
   let start = 0;
-  // A scan for newlines, not a split on a look-behind: that one is tried at every character.
-  for (let newline = body.indexOf('\n<'); newline >= 0; newline = body.indexOf('\n<', newline + 1)) {
-    HEADER_START.lastIndex = newline + 1;
-    if (!HEADER_START.test(body)) continue;
-    add(body.slice(start, newline + 1));
+  for (let newline = body.indexOf(0x0a); newline >= 0; newline = body.indexOf(0x0a, newline + 1)) {
+    if (!headerStartsAt(body, newline + 1)) continue;
+    add(start, newline + 1);
     start = newline + 1;
   }
-  add(body.slice(start));
+  add(start, body.length);
   return messages;
 }
 
