@@ -72,7 +72,7 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
     /**
      * Parses and buffers messages. The caller checks `room` first (HTTP) or stops reading when it
      * is 0 (TCP): a body may take the buffer past the limit by its own size, never more.
-     * @param {string[]} messages
+     * @param {Iterable<string>} messages
      */
     offer(messages) {
       // Each record is encoded as soon as it is parsed: none outlives the next message's parse.
@@ -113,7 +113,7 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
 }
 
 /**
- * @param {string[]} messages
+ * @param {Iterable<string>} messages
  * @param {{ correlationField: string | undefined, tally: (outcome: 'rejected' | 'dropped', reason: string) => void,
  *   log: import('pino').Logger }} options
  * @returns {Generator<import('../../../core/types.js').RouterRequest>}

@@ -113,19 +113,18 @@ function headerStartsAt(bytes, at) {
 }
 
 /**
- * The messages of an HTTPS drain body: one (https://) or several back to back (https-batch://).
- * A newline inside a payload stays with its message unless a syslog header follows it. Each message
- * is decoded on its own: a string of the whole body (half a megabyte) would be allocated in the old
- * generation and held by every message sliced from it.
+ * Where the messages of an HTTPS drain body are: one (https://) or several back to back
+ * (https-batch://). A newline inside a payload stays with its message unless a syslog header
+ * follows it.
  * @param {Buffer} body
- * @returns {string[]}
+ * @returns {number[]} the start and end of each message, one after the other
  */
-export function splitHttpBody(body) {
-  /** @type {string[]} */
-  const messages = [];
+export function messageBounds(body) {
+  /** @type {number[]} */
+  const bounds = [];
   /** @param {number} start @param {number} end */
   const add = (start, end) => {
-    if (end > start && !(end === start + 1 && body[start] === 0x0a)) messages.push(body.toString('utf8', start, end));
+    if (end > start && !(end === start + 1 && body[start] === 0x0a)) bounds.push(start, end);
   };
   let start = 0;
   for (let newline = body.indexOf(0x0a); newline >= 0; newline = body.indexOf(0x0a, newline + 1)) {
@@ -134,8 +133,22 @@ export function splitHttpBody(body) {
     start = newline + 1;
   }
   add(start, body.length);
-  return messages;
+  return bounds;
 }
+
+/**
+ * The messages of a body, each decoded only when it is reached: a string of the whole body (half a
+ * megabyte, allocated in the old generation) or all its messages at once would outlive many
+ * collections of the young generation while the body is parsed.
+ * @param {Buffer} body @param {number[]} bounds messageBounds(body)
+ * @returns {Generator<string>}
+ */
+export function* messagesOf(body, bounds) {
+  for (let i = 0; i < bounds.length; i += 2) yield body.toString('utf8', bounds[i], bounds[i + 1]);
+}
+
+/** The messages of an HTTPS drain body, as strings. @param {Buffer} body @returns {string[]} */
+export const splitHttpBody = (body) => [...messagesOf(body, messageBounds(body))];
 
 /** `[RTR/0]` -> { sourceType: 'RTR', instance: '0' }. @param {string | null} procId */
 export function sourceOf(procId) {
