@@ -158,6 +158,9 @@
  * @property {PaasmonRecord[]} records
  * @property {boolean} [countOnly] the caller counts the rows inserted and needs nothing of them:
  *   they are not read back (reading them back costs router-log ingest CPU)
+ * @property {boolean} [observedByCaller] an encoded page whose caller keeps what it needs of its rows: when all
+ *   were new, none is read back (Inserted.records is empty, its count all of them). A page of records
+ *   never reads back rows that were all new: Inserted.records is then the page's own records
  * @property {EncodedRows} [encoded] rows already encoded for COPY (then `records` is empty): the load
  *   generator encodes each request as it completes, router-log ingest each record as it is mapped,
  *   instead of keeping an object per record
@@ -184,7 +187,7 @@
 
 /**
  * What the write of a page inserted: how many rows (a plain COPY of fresh keys: all of the page's),
- * and their records (none when the page was `countOnly`).
+ * and their records (none when the page was `countOnly`; see `observedByCaller`).
  * @typedef {object} Inserted
  * @property {number} count
  * @property {PaasmonRecord[]} records
@@ -202,7 +205,8 @@
  * Where a push source (the syslog drain) hands its records: buffered and written by the pipeline
  * as pages (collector/pipeline/pushed-pages.js). `write` only buffers; `close` writes what is left.
  * @typedef {object} Intake
- * @property {(records: PaasmonRecord[]) => void} write
+ * @property {(records: Iterable<PaasmonRecord>) => number} write records of one kind, encoded as they come (a
+ *   generator's never all exist at once); returns how many there were
  * @property {(options?: { force?: boolean }) => Promise<void>} flush
  * @property {() => Promise<void>} close
  * @property {number} pending records not written yet

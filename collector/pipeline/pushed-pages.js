@@ -1,10 +1,14 @@
-// The page path of a push source (the syslog drain): records it hands over are buffered and
-// written as pages of COPY through the same page writer as the paged sources (idempotent, retried
-// with backoff), once the schema is in place. The source keeps its own bound and counts; it is told
-// what was stored and how much waits.
+// The page path of a push source (the syslog drain): records it hands over are encoded for COPY at
+// once (so that only one buffer per page waits, not an object per record the garbage collector
+// would copy and promote), gathered into pages, and written through the same page writer as the
+// paged sources (idempotent, retried with backoff), once the schema is in place. The source keeps
+// its own bound and counts; it is told what was stored and how much waits.
 import { DRAIN_BATCH_ROWS, DRAIN_FLUSH_INTERVAL_MS, DRAIN_SCHEMA_WAIT_MS } from '../../core/tunables.js';
-import { createPageWriter } from '../../exporters/postgres/page-writer.js';
+import { createPageEncoder, createPageWriter } from '../../exporters/postgres/page-writer.js';
 import { createPostgresSink } from '../../exporters/postgres/sink.js';
+
+/** @typedef {import('../../core/types.js').PaasmonRecord} PaasmonRecord */
+/** @typedef {import('../../core/types.js').EncodedRows} EncodedRows */
 
 /**
  * The migrations' outcome, or 'pending' after `ms`.
@@ -25,6 +29,103 @@ async function schemaOutcome(schemaReady, ms) {
 }
 
 /**
+ * Writes wait for the migrations a while, then fail (and are retried with backoff).
+ * @param {Promise<boolean> | undefined} schemaReady @param {() => void} onReady once they succeeded
+ */
+function schemaGate(schemaReady, onReady) {
+  let inPlace = !schemaReady;
+  void schemaReady?.then((ok) => {
+    inPlace = ok;
+    if (ok) onReady();
+  });
+  return {
+    async inPlace() {
+      const schema = inPlace || !schemaReady ? true : await schemaOutcome(schemaReady, DRAIN_SCHEMA_WAIT_MS);
+      if (schema === 'pending') throw new Error('the schema is not in place yet (migrations running or retrying)');
+      if (!schema) throw new Error('shutting down before the schema was ready');
+    },
+  };
+}
+
+/**
+ * What the metrics need of a router request (the rest of it is encoded): kept per page until the
+ * page is stored, and shown only when all its rows were new.
+ * @param {PaasmonRecord} record @returns {PaasmonRecord}
+ */
+function observedPart(record) {
+  if (record.kind !== 'router_request') return record;
+  const { kind, appName, status, responseTimeMs } = record;
+  return /** @type {PaasmonRecord} */ ({ kind, appName, status, responseTimeMs });
+}
+
+/**
+ * `records`, each also shown to `see` as it passes.
+ * @template T @param {Iterable<T>} records @param {(record: T) => void} see @returns {Generator<T>}
+ */
+function* tap(records, see) {
+  for (const record of records) {
+    see(record);
+    yield record;
+  }
+}
+
+/**
+ * `first`, then the rest of `iterator`, all of first's kind.
+ * @param {PaasmonRecord} first @param {Iterator<PaasmonRecord>} iterator @returns {Generator<PaasmonRecord>}
+ */
+function* oneKind(first, iterator) {
+  yield first;
+  for (let next = iterator.next(); !next.done; next = iterator.next()) {
+    if (next.value.kind !== first.kind) throw new Error(`intake: a ${next.value.kind} among ${first.kind} records`);
+    yield next.value;
+  }
+}
+
+/**
+ * The page being filled: the rows of every write encoded into one buffer, handed over once it is
+ * full or on the flush timer.
+ * @param {boolean} observe keep what the metrics need of each record
+ */
+function createOpenPage(observe) {
+  /** @type {ReturnType<typeof createPageEncoder> | undefined} */
+  let encoder;
+  /** @type {PaasmonRecord[]} */
+  let observed = [];
+  /** @type {PaasmonRecord['kind'] | undefined} */
+  let kind;
+  return {
+    get rows() {
+      return encoder?.rows ?? 0;
+    },
+    get kind() {
+      return kind;
+    },
+    /**
+     * Encodes records as they come (a generator's never all exist at once).
+     * @param {PaasmonRecord['kind']} kindOfAll @param {Iterable<PaasmonRecord>} records all of that kind
+     */
+    add(kindOfAll, records) {
+      kind = kindOfAll;
+      encoder ??= createPageEncoder(kindOfAll, DRAIN_BATCH_ROWS);
+      const kept = observed;
+      return encoder.add(observe ? tap(records, (record) => kept.push(observedPart(record))) : records);
+    },
+    /** The page, and the records to observe once it is stored; the open page is empty again. */
+    take() {
+      const page = {
+        kind: /** @type {PaasmonRecord['kind']} */ (kind),
+        encoded: /** @type {ReturnType<typeof createPageEncoder>} */ (encoder).done(),
+        observed,
+      };
+      encoder = undefined;
+      observed = [];
+      kind = undefined;
+      return page;
+    },
+  };
+}
+
+/**
  * @param {object} options
  * @param {import('pg').Pool} options.pool
  * @param {Promise<boolean>} [options.schemaReady] writes wait for the migrations
@@ -34,30 +135,81 @@ async function schemaOutcome(schemaReady, ms) {
  */
 export function pushedPages({ pool, schemaReady, log, backoff }) {
   return ({ maxBuffered, observe, onStored, onPending }) => {
-    let schemaInPlace = false;
     const writeRouterPage = createPageWriter(pool);
+    /** What to observe of each page the sink holds, until it is stored. */
+    const observations = /** @type {WeakMap<EncodedRows, PaasmonRecord[]>} */ (new WeakMap());
+    const open = createOpenPage(observe);
     const sink = createPostgresSink({
       pool,
       log,
       maxBuffered,
       batchRows: DRAIN_BATCH_ROWS,
-      flushIntervalMs: DRAIN_FLUSH_INTERVAL_MS,
       backoff,
       writePage: async (page) => {
-        const schema = schemaInPlace || !schemaReady ? true : await schemaOutcome(schemaReady, DRAIN_SCHEMA_WAIT_MS);
-        if (schema === 'pending') throw new Error('the schema is not in place yet (migrations running or retrying)');
-        if (!schema) throw new Error('shutting down before the schema was ready');
-        const inserted = await writeRouterPage({ ...page, countOnly: !observe });
-        onStored(page.records.length, inserted);
+        await schema.inPlace();
+        const inserted = await writeRouterPage({ ...page, countOnly: !observe, observedByCaller: observe });
+        const rows = page.encoded?.rows ?? page.records.length;
+        const observed = page.encoded && observations.get(page.encoded);
+        if (page.encoded) observations.delete(page.encoded);
+        // All rows new: the page's own records are the ones inserted; else the writer read them back.
+        onStored(rows, observed && inserted.count === rows ? { ...inserted, records: observed } : inserted);
+        // What came in during this write is the next page, taken by the write loop at once.
+        seal();
         return inserted;
       },
-      onChange: ({ pending }) => onPending(pending),
+      onChange: ({ pending }) => onPending(pending + open.rows),
     });
+    /** The open page goes to the sink's buffer. */
+    const seal = () => {
+      if (open.rows === 0) return;
+      const { kind, encoded, observed } = open.take();
+      if (observe) observations.set(encoded, observed);
+      sink.writeEncoded(kind, encoded);
+    };
+    /**
+     * While a page is written, the open one keeps filling (it is sealed when that write ends, or
+     * full): sealing it on every flush would write pages of a few rows.
+     * @type {import('../../core/types.js').Intake['flush']}
+     */
+    const flush = (options) => {
+      if (options?.force || sink.writesInFlight === 0) seal();
+      return sink.flush(options);
+    };
+    const timer = setInterval(() => void flush(), DRAIN_FLUSH_INTERVAL_MS);
+    timer.unref();
     // Written at once, not after the backoff the writes that failed waiting for it ran up.
-    void schemaReady?.then((ok) => {
-      schemaInPlace = ok;
-      if (ok) void sink.flush({ force: true });
-    });
-    return sink;
+    const schema = schemaGate(schemaReady, () => void flush({ force: true }));
+    return {
+      /**
+       * Encodes the records as they come; a page holds DRAIN_BATCH_ROWS rows, give or take a write.
+       * @param {Iterable<PaasmonRecord>} records of one kind @returns {number} how many there were
+       */
+      write(records) {
+        const iterator = records[Symbol.iterator]();
+        const first = iterator.next();
+        if (first.done) return 0;
+        const { kind } = first.value;
+        if (open.kind !== undefined && open.kind !== kind) seal();
+        const written = open.add(kind, oneKind(first.value, iterator));
+        if (open.rows >= DRAIN_BATCH_ROWS) seal();
+        onPending(sink.pending + open.rows);
+        return written;
+      },
+      flush,
+      async close() {
+        clearInterval(timer);
+        seal();
+        await sink.close();
+      },
+      get pending() {
+        return sink.pending + open.rows;
+      },
+      get dropped() {
+        return sink.dropped;
+      },
+      get lastError() {
+        return sink.lastError;
+      },
+    };
   };
 }

@@ -17,14 +17,15 @@ export const UNIQUE_VIOLATION = '23505';
  * Records as binary COPY tuples, each column in its type's binary form (tables.js).
  * @param {TableSpec} spec @param {Iterable<unknown>} records
  * @param {number} [rowsHint] about how many records there are (default: an array's length)
+ * @param {ReturnType<typeof tupleWriter>} [into] a writer to go on filling (the rows returned are all of its)
  * @returns {EncodedRows}
  */
-export function binaryRows(spec, records, rowsHint) {
+export function binaryRows(spec, records, rowsHint, into) {
   const count = spec.columns.length;
   const names = spec.columns.map(([column]) => column);
   const values = spec.columns.map(([, toValue]) => toValue);
   const types = spec.columns.map(([, , type]) => type);
-  const tuples = tupleWriter(rowsHint ?? (Array.isArray(records) ? records.length : 0));
+  const tuples = into ?? tupleWriter(rowsHint ?? (Array.isArray(records) ? records.length : 0));
   for (const record of records) {
     tuples.row(count);
     for (let i = 0; i < count; i++) tuples.field(types[i], values[i](record), names[i]);

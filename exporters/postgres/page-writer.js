@@ -3,6 +3,7 @@
 import { saveCheckpoint } from './checkpoints.js';
 import { countCleaned } from './clean-text.js';
 import { UNIQUE_VIOLATION, binaryRows, copyInsert, copyInsertCounted, copyNew, inTransaction } from './copy.js';
+import { tupleWriter } from './copy-binary.js';
 import { createPartitionMaker } from './partitions.js';
 import { tableOf } from './tables.js';
 
@@ -14,6 +15,28 @@ import { tableOf } from './tables.js';
  */
 export function encodeRecords(kind, records, rowsHint) {
   return binaryRows(tableOf(kind), records, rowsHint);
+}
+
+/**
+ * A page encoded for COPY as its records come in several writes, into one buffer.
+ * @param {string} kind @param {number} rowsHint about how many rows the page will hold
+ */
+export function createPageEncoder(kind, rowsHint) {
+  const spec = tableOf(kind);
+  const tuples = tupleWriter(rowsHint);
+  let rows = 0;
+  return {
+    /** @param {Iterable<unknown>} records each encoded as it comes @returns {number} how many */
+    add(records) {
+      const before = rows;
+      rows = binaryRows(spec, records, undefined, tuples).rows;
+      return rows - before;
+    },
+    get rows() {
+      return rows;
+    },
+    done: () => tuples.done(),
+  };
 }
 
 /**
@@ -29,18 +52,24 @@ export function createPageWriter(pool) {
   };
 
   /** @param {import('../../core/types.js').Page} page @returns {Promise<import('../../core/types.js').Inserted>} */
-  async function writeRows({ kind, records, encoded, checkpoint, commitAfter, copyAfter, onCopied, countOnly }) {
+  async function writeRows(page) {
+    const { kind, records, encoded, checkpoint, commitAfter, copyAfter, onCopied, countOnly } = page;
     const spec = tableOf(kind);
     // The partitions of the page's days exist before its transaction takes any lock.
     await ensurePartitions(spec, { records, encoded });
-    /** Records with text cleaned: set each time the rows are encoded. */
+    /** Records with text cleaned: set when the rows are encoded. */
     let cleaned = encoded?.cleaned ?? 0;
+    /** @type {import('../../core/types.js').EncodedRows | undefined} */
+    let binary = encoded;
     const lines = () => {
-      if (encoded) return encoded;
-      const binary = binaryRows(spec, records);
+      if (binary) return binary;
+      binary = binaryRows(spec, records);
       cleaned = binary.cleaned ?? 0;
       return binary;
     };
+    // The page's own records stand for the rows inserted when all were new: only a page with rows
+    // already there reads back which ones are new (an encoded page's caller must know its rows).
+    const knowsRows = !encoded || page.observedByCaller;
     const keyed = () =>
       inTransaction(pool, async (client) => {
         await copyAfter;
@@ -48,11 +77,14 @@ export function createPageWriter(pool) {
           ? { count: 0, rows: [] }
           : countOnly
             ? { count: await copyInsertCounted(client, spec, lines()), rows: [] }
-            : await copyInsert(client, spec, lines());
+            : knowsRows
+              ? await copyInsertObserved(client, spec, lines(), records)
+              : await copyInsert(client, spec, lines());
         onCopied?.();
         await commitAfter;
         if (checkpoint) await saveCheckpoint(client, checkpoint);
-        return { count: inserted.count, records: inserted.rows.map((row) => recordOf(kind, spec, row)), cleaned };
+        const read = 'records' in inserted ? inserted.records : inserted.rows.map((row) => recordOf(kind, spec, row));
+        return { count: inserted.count, records: read, cleaned };
       });
     if (!spec.freshKeys || checkpoint || commitAfter || copyAfter) return keyed();
     try {
@@ -64,6 +96,30 @@ export function createPageWriter(pool) {
       return keyed();
     }
   }
+}
+
+/**
+ * A plain COPY under a savepoint, as copyInsertCounted writes; when some rows were already there
+ * (a unique violation), the keyed insert instead, reading back the new ones. Runs inside the
+ * caller's transaction.
+ * @param {import('pg').PoolClient} client @param {import('./tables.js').TableSpec} spec
+ * @param {import('../../core/types.js').EncodedRows} rows
+ * @param {import('../../core/types.js').PaasmonRecord[]} records the page's, returned when all were new
+ * @returns {Promise<{ count: number, records: import('../../core/types.js').PaasmonRecord[] } | { count: number,
+ *   rows: any[] }>}
+ */
+async function copyInsertObserved(client, spec, rows, records) {
+  await client.query('SAVEPOINT paasmon_observed_copy');
+  try {
+    const count = await copyNew(client, spec, rows);
+    await client.query('RELEASE SAVEPOINT paasmon_observed_copy');
+    return { count, records };
+  } catch (err) {
+    if (/** @type {any} */ (err)?.code !== UNIQUE_VIOLATION) throw err;
+    await client.query('ROLLBACK TO SAVEPOINT paasmon_observed_copy');
+    await client.query('RELEASE SAVEPOINT paasmon_observed_copy');
+  }
+  return copyInsert(client, spec, rows);
 }
 
 /**

@@ -95,7 +95,7 @@ describe('RFC 5424 as the syslog agent writes it', () => {
       }),
     ];
     const [body] = batchBodies(messages);
-    const split = splitHttpBody(body.toString());
+    const split = splitHttpBody(body);
     assert.deepEqual(
       split,
       messages.map((m) => m.toString()),
@@ -104,7 +104,30 @@ describe('RFC 5424 as the syslog agent writes it', () => {
       parseSyslogMessage(split[1]).ok && /** @type {any} */ (parseSyslogMessage(split[1])).message.message,
       'line one\nline two',
     );
-    assert.deepEqual(splitHttpBody(''), []);
+    assert.deepEqual(splitHttpBody(Buffer.alloc(0)), []);
+  });
+
+  it('splits a body where a newline is followed by a header start, and nowhere else', () => {
+    const reference = (/** @type {string} */ body) =>
+      body.split(/(?<=\n)(?=<\d{1,3}>1 )/).filter((m) => m !== '' && m !== '\n');
+    const pieces = [
+      '<14>1 t h a [RTR/0] - - x\n',
+      '\n',
+      '<1>1 ',
+      '<1234>1 ',
+      '<14>2 ',
+      '<>1 ',
+      'é',
+      '\n<',
+      '<',
+      '\n\n',
+    ];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % pieces.length;
+    for (let i = 0; i < 2000; i++) {
+      const body = Array.from({ length: 1 + (i % 12) }, () => pieces[next()]).join('');
+      assert.deepEqual(splitHttpBody(Buffer.from(body)), reference(body), JSON.stringify(body));
+    }
   });
 
   it('takes the app name from the tag, else from the hostname', () => {

@@ -2,7 +2,7 @@
 // The agent counts any 2xx as delivered and retries anything else (https.go, https_batch.go), so
 // 503 with the buffer full loses nothing.
 import crypto from 'node:crypto';
-import { splitHttpBody } from './rfc5424.js';
+import { messageBounds, messagesOf } from './rfc5424.js';
 
 /**
  * @typedef {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, url: URL) =>
@@ -68,19 +68,21 @@ export function createDrainHandler({ token, receiver, log }) {
       }
       chunks.push(chunk);
     }
-    const messages = splitHttpBody(Buffer.concat(chunks, size).toString('utf8'));
+    const body = Buffer.concat(chunks, size);
+    const bounds = messageBounds(body);
+    const count = bounds.length / 2;
     // A full buffer first holds the answer a moment (back-pressure, as TCP gets by not reading): a
     // write in flight usually makes room. Still full (the database is down), the body is refused
     // with 503 and the agent sends it again after its backoff.
     if (receiver.room === 0 && !(await receiver.waitForRoom(HOLD_WHEN_FULL_MS))) {
-      receiver.refuse(messages.length);
+      receiver.refuse(count);
       res
         .writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' })
         .end('drain buffer full (database unreachable?); send again\n');
       return;
     }
-    const accepted = receiver.offer(messages);
-    log.trace({ messages: messages.length, accepted }, 'drain: http body');
+    const accepted = receiver.offer(messagesOf(body, bounds));
+    log.trace({ messages: count, accepted }, 'drain: http body');
     res.writeHead(204).end();
   };
 }

@@ -72,15 +72,15 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
     /**
      * Parses and buffers messages. The caller checks `room` first (HTTP) or stops reading when it
      * is 0 (TCP): a body may take the buffer past the limit by its own size, never more.
-     * @param {string[]} messages
+     * @param {Iterable<string>} messages
      */
     offer(messages) {
-      const records = parseMessages(messages, { correlationField, tally, log });
-      intake.write(records);
-      counts.accepted += records.length;
-      metrics?.count('accepted', '', records.length);
+      // Each record is encoded as soon as it is parsed: none outlives the next message's parse.
+      const accepted = intake.write(parseMessages(messages, { correlationField, tally, log }));
+      counts.accepted += accepted;
+      metrics?.count('accepted', '', accepted);
       if (intake.pending >= DRAIN_BATCH_ROWS) void intake.flush();
-      return records.length;
+      return accepted;
     },
     /** A frame that never became a message (TCP framing). @param {string} reason */
     rejectFrame: (reason) => tally('rejected', reason),
@@ -113,23 +113,21 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
 }
 
 /**
- * @param {string[]} messages
+ * @param {Iterable<string>} messages
  * @param {{ correlationField: string | undefined, tally: (outcome: 'rejected' | 'dropped', reason: string) => void,
  *   log: import('pino').Logger }} options
+ * @returns {Generator<import('../../../core/types.js').RouterRequest>}
  */
-function parseMessages(messages, { correlationField, tally, log }) {
-  /** @type {import('../../../core/types.js').RouterRequest[]} */
-  const records = [];
+function* parseMessages(messages, { correlationField, tally, log }) {
   for (const text of messages) {
     const result = routerRequestFromSyslog(text, { correlationField });
-    if (result.ok) records.push(result.record);
+    if (result.ok) yield result.record;
     else if (result.ignored) tally('dropped', result.reason);
     else {
       tally('rejected', result.reason);
       log.debug({ reason: result.reason, message: text.slice(0, 300) }, 'drain: message rejected');
     }
   }
-  return records;
 }
 
 /**

@@ -25,8 +25,6 @@ import { DRAIN } from '../../../core/reason-codes.js';
  */
 
 const HEADER = /^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) (\S+) /;
-/** Where one message of an https-batch body ends and the next begins: a newline, then a header start. */
-const NEXT_MESSAGE = /(?<=\n)(?=<\d{1,3}>1 )/;
 
 /** @param {string} field */
 const nil = (field) => (field === '-' ? null : field);
@@ -53,10 +51,16 @@ function parseStructuredData(text, start) {
       const name = text.slice(j + 1, eq);
       let value = '';
       let k = eq + 2;
+      // Unescaped runs are sliced whole: a string built a character at a time is garbage to collect.
+      let from = k;
       for (; k < text.length && text[k] !== '"'; k += 1) {
-        if (text[k] === '\\' && k + 1 < text.length && '"\\]'.includes(text[k + 1])) k += 1;
-        value += text[k];
+        if (text[k] === '\\' && k + 1 < text.length && '"\\]'.includes(text[k + 1])) {
+          value += text.slice(from, k);
+          k += 1;
+          from = k;
+        }
       }
+      value += text.slice(from, k);
       if (k >= text.length) return undefined;
       params.set(name, value);
       j = k + 1;
@@ -98,15 +102,53 @@ export function parseSyslogMessage(text) {
 }
 
 /**
- * The messages of an HTTPS drain body: one (https://) or several back to back (https-batch://).
- * A newline inside a payload stays with its message unless a syslog header follows it.
- * @param {string} body
- * @returns {string[]}
+ * Whether a syslog header starts at `at`: `<PRI>1 `, PRI 1-3 digits.
+ * @param {Buffer} bytes @param {number} at
  */
-export function splitHttpBody(body) {
-  if (body === '') return [];
-  return body.split(NEXT_MESSAGE).filter((m) => m !== '' && m !== '\n');
+function headerStartsAt(bytes, at) {
+  if (bytes[at] !== 0x3c) return false;
+  let end = at + 1;
+  while (end - at <= 3 && bytes[end] >= 0x30 && bytes[end] <= 0x39) end += 1;
+  return end > at + 1 && bytes[end] === 0x3e && bytes[end + 1] === 0x31 && bytes[end + 2] === 0x20;
 }
+
+/**
+ * Where the messages of an HTTPS drain body are: one (https://) or several back to back
+ * (https-batch://). A newline inside a payload stays with its message unless a syslog header
+ * follows it.
+ * @param {Buffer} body
+ * @returns {number[]} the start and end of each message, one after the other
+ */
+export function messageBounds(body) {
+  /** @type {number[]} */
+  const bounds = [];
+  /** @param {number} start @param {number} end */
+  const add = (start, end) => {
+    if (end > start && !(end === start + 1 && body[start] === 0x0a)) bounds.push(start, end);
+  };
+  let start = 0;
+  for (let newline = body.indexOf(0x0a); newline >= 0; newline = body.indexOf(0x0a, newline + 1)) {
+    if (!headerStartsAt(body, newline + 1)) continue;
+    add(start, newline + 1);
+    start = newline + 1;
+  }
+  add(start, body.length);
+  return bounds;
+}
+
+/**
+ * The messages of a body, each decoded only when it is reached: a string of the whole body (half a
+ * megabyte, allocated in the old generation) or all its messages at once would outlive many
+ * collections of the young generation while the body is parsed.
+ * @param {Buffer} body @param {number[]} bounds messageBounds(body)
+ * @returns {Generator<string>}
+ */
+export function* messagesOf(body, bounds) {
+  for (let i = 0; i < bounds.length; i += 2) yield body.toString('utf8', bounds[i], bounds[i + 1]);
+}
+
+/** The messages of an HTTPS drain body, as strings. @param {Buffer} body @returns {string[]} */
+export const splitHttpBody = (body) => [...messagesOf(body, messageBounds(body))];
 
 /** `[RTR/0]` -> { sourceType: 'RTR', instance: '0' }. @param {string | null} procId */
 export function sourceOf(procId) {

@@ -1,0 +1,106 @@
+// The drain's page path (collector/pipeline/pushed-pages.js) into a real PostgreSQL and the
+// Prometheus sink: pages whose rows are all new are observed from what the intake kept, without
+// reading the rows back; a retransmitted batch is stored and observed once.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import pino from 'pino';
+import { pushedPages } from '../../collector/pipeline/pushed-pages.js';
+import { routerRequestFromSyslog } from '../../collector/sources/syslog-drain/records.js';
+import { migrate } from '../../exporters/postgres/migrate.js';
+import { createPrometheusSink } from '../../exporters/prometheus.js';
+import { startTestDatabase } from '../support/database.js';
+import { gorouterLine, makeRequests } from '../support/router-docs.js';
+import { logMessage, rtrEnvelope } from '../support/syslog-agent-standin.js';
+
+const log = pino({ level: 'silent' });
+
+/** The drain's records of `truth`, as it parses what the agent sends. @param {ReturnType<typeof makeRequests>} truth */
+const recordsOf = (truth) =>
+  truth.map((r) => {
+    const text = logMessage(rtrEnvelope(gorouterLine(r), { appGuid: r.appGuid, appName: r.app })).toString();
+    const result = routerRequestFromSyslog(text, {});
+    assert.ok(result.ok, text);
+    return result.record;
+  });
+
+/** The response-time histogram's count and sum over all series, from the exposition text. @param {string} text */
+function histogram(text) {
+  const total = (/** @type {string} */ suffix) =>
+    [...text.matchAll(new RegExp(`^paasmon_router_response_time_seconds_${suffix}\\{[^}]*\\} (\\S+)$`, 'gm'))].reduce(
+      (sum, m) => sum + Number(m[1]),
+      0,
+    );
+  return { count: total('count'), sum: total('sum') };
+}
+
+describe('drain page path: stored and observed once', () => {
+  /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
+  let db;
+  /** @type {pg.Pool} */
+  let pool;
+  before(async () => {
+    db = await startTestDatabase();
+    await migrate(db.pool, log);
+    // One connection: the check for the staging table runs where the pages were written.
+    pool = new pg.Pool({ connectionString: db.url, max: 1 });
+  });
+  after(async () => {
+    await pool.end();
+    await db.stop();
+  });
+
+  it('observes a page of new rows without reading it back, and a retransmitted batch only once', async () => {
+    const prometheus = createPrometheusSink({ collectDefaultMetrics: false });
+    let stored = 0;
+    let inserted = 0;
+    const intake = pushedPages({ pool, log })({
+      maxBuffered: 100_000,
+      observe: true,
+      onStored: (records, written) => {
+        stored += records;
+        inserted += written.count;
+        prometheus.write(written.records);
+      },
+      onPending: () => {},
+    });
+    const truth = makeRequests(3000, Date.parse('2026-11-22T09:00:00Z'), 60_000, 'observed');
+    const seconds = (/** @type {typeof truth} */ some) => some.reduce((sum, r) => sum + r.responseUs / 1e6, 0);
+    try {
+      intake.write(recordsOf(truth.slice(0, 2000)));
+      await intake.flush({ force: true });
+      assert.equal(intake.pending, 0);
+      let shown = histogram(await prometheus.registry.metrics());
+      assert.equal(shown.count, 2000);
+      assert.ok(Math.abs(shown.sum - seconds(truth.slice(0, 2000))) < 1e-6, `${shown.sum}`);
+      const staging = async () =>
+        (await pool.query("SELECT to_regclass('pg_temp.paasmon_staging_router_requests') AS t")).rows[0].t;
+      assert.equal(await staging(), null, 'all new: no keyed insert, nothing read back');
+
+      // The agent sends the last 1000 again (a retry after a lost answer), with 1000 new ones.
+      intake.write(recordsOf(truth.slice(1000)));
+      await intake.flush({ force: true });
+      shown = histogram(await prometheus.registry.metrics());
+      assert.equal(shown.count, 3000, 'the retransmitted rows are observed once');
+      assert.ok(Math.abs(shown.sum - seconds(truth)) < 1e-6, `${shown.sum}`);
+      assert.equal(stored, 4000);
+      assert.equal(inserted, 3000);
+      assert.equal((await db.query('SELECT count(*)::int AS n FROM router_requests')).rows[0].n, 3000);
+      const requests = await prometheus.registry.getSingleMetric('paasmon_router_requests_total')?.get();
+      const byStatus = Object.fromEntries(
+        ['2xx', '4xx', '5xx'].map((c) => [
+          c,
+          requests?.values.filter((v) => v.labels.status_class === c).reduce((sum, v) => sum + v.value, 0),
+        ]),
+      );
+      const expected = (/** @type {(s: number) => boolean} */ is) => truth.filter((r) => is(r.status)).length;
+      assert.deepEqual(byStatus, {
+        '2xx': expected((s) => s < 300),
+        '4xx': expected((s) => s >= 400 && s < 500),
+        '5xx': expected((s) => s >= 500),
+      });
+    } finally {
+      await intake.close();
+    }
+  });
+});
