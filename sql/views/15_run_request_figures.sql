@@ -103,10 +103,23 @@ DECLARE
   by_lookup boolean;
 BEGIN
   SELECT sp.first_started_at, sp.last_started_at INTO span_first, span_last FROM loadgen_span(run) sp;
-  -- The statistics' row count of the table (and of its partitions, if it has any).
-  SELECT sum(greatest(c.reltuples, 0)) INTO router_rows FROM pg_class c
-  WHERE c.oid = 'router_requests'::regclass
-     OR c.oid IN (SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent = 'router_requests'::regclass);
+  -- The statistics' rows of router records the hash join would read: those of the run's span widened
+  -- by the hour, each day partition's rows in proportion to the part of its day inside it, the
+  -- default partition's all (its times are unknown). Records of other days cost the join nothing.
+  SELECT coalesce(sum(greatest(c.reltuples, 0)
+                      * CASE WHEN b.from_ts IS NULL THEN 1
+                             ELSE extract(epoch FROM least(b.to_ts, span_last + interval '1 hour')
+                                                     - greatest(b.from_ts, span_first - interval '1 hour'))
+                                  / extract(epoch FROM b.to_ts - b.from_ts) END), 0)
+  INTO router_rows
+  FROM pg_inherits i
+  JOIN pg_class c ON c.oid = i.inhrelid
+  CROSS JOIN LATERAL regexp_match(pg_get_expr(c.relpartbound, c.oid),
+                                   'FROM \(''([^'']+)''\) TO \(''([^'']+)''\)') m
+  CROSS JOIN LATERAL (SELECT m[1]::timestamptz AS from_ts, m[2]::timestamptz AS to_ts) b
+  WHERE i.inhparent = 'router_requests'::regclass
+    AND (b.from_ts IS NULL
+         OR (b.from_ts <= span_last + interval '1 hour' AND b.to_ts >= span_first - interval '1 hour'));
   -- A run small beside the router records is looked up request by request. Not told its count, the
   -- function counts only as far as that threshold here (an INTO query never runs in parallel), and
   -- the whole count, when needed, is a subquery of the pass.
