@@ -28,9 +28,13 @@ RETURNS TABLE (
 LANGUAGE plpgsql STABLE
 -- A million-request run's hash join, rows and sorts in memory rather than in temporary files.
 SET work_mem = '128MB'
+-- The percentiles cannot be computed in parts, so a parallel plan hands every joined row to one
+-- process; at the default cost of that hand-over the planner never joins in parallel.
+SET parallel_tuple_cost = 0.01
 AS $function$
 DECLARE
-  -- %1$s: the join of the router records; %2$s: the breakdowns, or NULLs.
+  -- %1$s: the join of the router records; %2$s: the breakdowns, or NULLs; %3$s: the check that no
+  -- request was joined twice.
   pass CONSTANT text := $sql$
     WITH j AS (
       SELECT l.started_at, l.duration_ms, l.status, l.error, x.correlation_id IS NOT NULL AS matched, x.path,
@@ -39,25 +43,30 @@ DECLARE
       WHERE l.run_id = $1 AND l.started_at BETWEEN $4 AND $5
     ), f AS (
       SELECT count(*) FILTER (WHERE w) AS requests,
-             count(*) FILTER (WHERE w AND status BETWEEN 1 AND 499),
-             count(*) FILTER (WHERE w AND (status = 0 OR status >= 500)),
-             count(*) FILTER (WHERE w AND error = 'timeout'),
-             min(started_at) FILTER (WHERE w),
-             max(started_at + duration_ms * interval '1 millisecond') FILTER (WHERE w),
-             avg(duration_ms) FILTER (WHERE w),
-             percentile_cont(ARRAY[0.50, 0.90, 0.95, 0.99]) WITHIN GROUP (ORDER BY duration_ms) FILTER (WHERE w),
-             max(duration_ms) FILTER (WHERE w),
-             stddev_samp(duration_ms) FILTER (WHERE w),
-             count(response_time_ms) FILTER (WHERE w),
-             avg(response_time_ms) FILTER (WHERE w),
-             percentile_cont(ARRAY[0.50, 0.95, 0.99]) WITHIN GROUP (ORDER BY response_time_ms) FILTER (WHERE w),
-             avg(gorouter_time_ms) FILTER (WHERE w),
-             avg(duration_ms - response_time_ms) FILTER (WHERE w),
-             avg(response_time_ms - gorouter_time_ms) FILTER (WHERE w),
+             count(*) FILTER (WHERE w AND status BETWEEN 1 AND 499) AS successful,
+             count(*) FILTER (WHERE w AND (status = 0 OR status >= 500)) AS errors,
+             count(*) FILTER (WHERE w AND error = 'timeout') AS timeouts,
+             min(started_at) FILTER (WHERE w) AS first_sent,
+             max(started_at + duration_ms * interval '1 millisecond') FILTER (WHERE w) AS last_done,
+             avg(duration_ms) FILTER (WHERE w) AS e2e_mean_ms,
+             percentile_cont(ARRAY[0.50, 0.90, 0.95, 0.99]) WITHIN GROUP (ORDER BY duration_ms) FILTER (WHERE w)
+               AS e2e_pct,
+             max(duration_ms) FILTER (WHERE w) AS e2e_max_ms,
+             stddev_samp(duration_ms) FILTER (WHERE w) AS e2e_stddev_ms,
+             count(response_time_ms) FILTER (WHERE w) AS router_records,
+             avg(response_time_ms) FILTER (WHERE w) AS router_mean_ms,
+             percentile_cont(ARRAY[0.50, 0.95, 0.99]) WITHIN GROUP (ORDER BY response_time_ms) FILTER (WHERE w)
+               AS router_pct,
+             avg(gorouter_time_ms) FILTER (WHERE w) AS gorouter_mean_ms,
+             avg(duration_ms - response_time_ms) FILTER (WHERE w) AS outside_router_mean_ms,
+             avg(response_time_ms - gorouter_time_ms) FILTER (WHERE w) AS behind_router_mean_ms,
              count(*) AS joined
       FROM j
     )
-    SELECT f.*, %2$s FROM f
+    SELECT f.requests, f.successful, f.errors, f.timeouts, f.first_sent, f.last_done, f.e2e_mean_ms, f.e2e_pct,
+           f.e2e_max_ms, f.e2e_stddev_ms, f.router_records, f.router_mean_ms, f.router_pct, f.gorouter_mean_ms,
+           f.outside_router_mean_ms, f.behind_router_mean_ms, %2$s
+    FROM f WHERE %3$s
   $sql$;
   breakdown CONSTANT text := $sql$
     (SELECT coalesce(json_agg(json_build_object('run_id', $1, 'outcome', e.outcome, 'status', e.status,
@@ -82,40 +91,59 @@ DECLARE
   -- analyzed yet) then still finds each record by its id, never by a scan of the hour's records.
   hash_join CONSTANT text := $sql$
     LEFT JOIN router_requests x ON x.correlation_id = l.correlation_id
-      AND abs(extract(epoch FROM x.received_at - l.started_at)) <= 3600
+      AND x.received_at - l.started_at BETWEEN interval '-1 hour' AND interval '1 hour'
       AND x.received_at BETWEEN $4 - interval '1 hour' AND $5 + interval '1 hour'
   $sql$;
   span_first timestamptz;
   span_last timestamptz;
   run_requests bigint := known_requests;
   router_rows double precision;
-  joined_rows bigint;
+  returned bigint;
+  counted bigint;
+  by_lookup boolean;
 BEGIN
   SELECT sp.first_started_at, sp.last_started_at INTO span_first, span_last FROM loadgen_span(run) sp;
+  -- The statistics' rows of router records the hash join would read: those of the run's span widened
+  -- by the hour, each day partition's rows in proportion to the part of its day inside it, the
+  -- default partition's all (its times are unknown). Records of other days cost the join nothing.
+  SELECT coalesce(sum(greatest(c.reltuples, 0)
+                      * CASE WHEN b.from_ts IS NULL THEN 1
+                             ELSE extract(epoch FROM least(b.to_ts, span_last + interval '1 hour')
+                                                     - greatest(b.from_ts, span_first - interval '1 hour'))
+                                  / extract(epoch FROM b.to_ts - b.from_ts) END), 0)
+  INTO router_rows
+  FROM pg_inherits i
+  JOIN pg_class c ON c.oid = i.inhrelid
+  CROSS JOIN LATERAL regexp_match(pg_get_expr(c.relpartbound, c.oid),
+                                   'FROM \(''([^'']+)''\) TO \(''([^'']+)''\)') m
+  CROSS JOIN LATERAL (SELECT m[1]::timestamptz AS from_ts, m[2]::timestamptz AS to_ts) b
+  WHERE i.inhparent = 'router_requests'::regclass
+    AND (b.from_ts IS NULL
+         OR (b.from_ts <= span_last + interval '1 hour' AND b.to_ts >= span_first - interval '1 hour'));
+  -- A run small beside the router records is looked up request by request. Not told its count, the
+  -- function counts only as far as that threshold here (an INTO query never runs in parallel), and
+  -- the whole count, when needed, is a subquery of the pass.
   IF run_requests IS NULL THEN
-    SELECT count(*) INTO run_requests FROM loadgen_requests l
-    WHERE l.run_id = run AND l.started_at BETWEEN span_first AND span_last;
+    SELECT count(*) INTO counted FROM (
+      SELECT FROM loadgen_requests l WHERE l.run_id = run AND l.started_at BETWEEN span_first AND span_last
+      LIMIT ceil(router_rows / 20)::bigint) s;
   END IF;
-  -- The statistics' row count of the table (and of its partitions, if it has any).
-  SELECT sum(greatest(c.reltuples, 0)) INTO router_rows FROM pg_class c
-  WHERE c.oid = 'router_requests'::regclass
-     OR c.oid IN (SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent = 'router_requests'::regclass);
-  EXECUTE format(pass, CASE WHEN run_requests * 20 < router_rows THEN lookup
-                            ELSE hash_join END,
-                 CASE WHEN breakdowns THEN breakdown ELSE 'NULL::json, NULL::json' END)
-    INTO requests, successful, errors, timeouts, first_sent, last_done, e2e_mean_ms, e2e_pct, e2e_max_ms,
-         e2e_stddev_ms, router_records, router_mean_ms, router_pct, gorouter_mean_ms, outside_router_mean_ms,
-         behind_router_mean_ms, joined_rows, error_rows, path_rows
-    USING run, from_ts, to_ts, span_first, span_last;
-  -- More joined rows than requests: some request has two router records; only the first counts.
-  IF joined_rows > run_requests THEN
-    EXECUTE format(pass, lookup,
-                   CASE WHEN breakdowns THEN breakdown ELSE 'NULL::json, NULL::json' END)
-      INTO requests, successful, errors, timeouts, first_sent, last_done, e2e_mean_ms, e2e_pct, e2e_max_ms,
-           e2e_stddev_ms, router_records, router_mean_ms, router_pct, gorouter_mean_ms, outside_router_mean_ms,
-           behind_router_mean_ms, joined_rows, error_rows, path_rows
-      USING run, from_ts, to_ts, span_first, span_last;
+  by_lookup := coalesce(run_requests, counted) * 20 < router_rows;
+  -- RETURN QUERY rather than EXECUTE ... INTO: a query run for INTO never gets parallel workers.
+  -- The hash pass returns no row when some request has two router records (joined rows beyond
+  -- the run's requests): only the first counts, so the pass is then made with the lookups.
+  RETURN QUERY EXECUTE format(pass, CASE WHEN by_lookup THEN lookup ELSE hash_join END,
+                              CASE WHEN breakdowns THEN breakdown ELSE 'NULL::json, NULL::json' END,
+                              CASE WHEN by_lookup THEN 'true'
+                                   WHEN run_requests IS NOT NULL THEN 'f.joined <= $6'
+                                   ELSE 'f.joined <= (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = $1
+                                                        AND l.started_at BETWEEN $4 AND $5)' END)
+    USING run, from_ts, to_ts, span_first, span_last, run_requests;
+  GET DIAGNOSTICS returned = ROW_COUNT;
+  IF returned = 0 THEN
+    RETURN QUERY EXECUTE format(pass, lookup, CASE WHEN breakdowns THEN breakdown ELSE 'NULL::json, NULL::json' END,
+                                'true')
+      USING run, from_ts, to_ts, span_first, span_last, run_requests;
   END IF;
-  RETURN NEXT;
 END
 $function$;

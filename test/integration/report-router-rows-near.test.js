@@ -1,0 +1,65 @@
+// run_request_figures joins a run's requests with the router records by hash when the router records
+// near the run (its day's partitions) are not many times its requests, however many other days hold:
+// a run beside a big table of other days is not looked up request by request.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pino from 'pino';
+import { migrate } from '../../exporters/postgres/migrate.js';
+import { preparePartitions } from '../../exporters/postgres/partitions.js';
+import { startTestDatabase } from '../support/database.js';
+import { seedRun } from '../support/report-runs.js';
+
+/** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
+let db;
+
+before(async () => {
+  db = await startTestDatabase();
+  await migrate(db.pool, pino({ level: 'silent' }));
+});
+after(async () => {
+  await db?.stop();
+});
+
+test('a run among many router records of other days is joined by hash, with the same figures', async () => {
+  const runId = await seedRun(db.query, {
+    label: 'run of June',
+    app: 'shop',
+    start: new Date('2026-06-01T10:00:00Z'),
+    spanS: 60,
+    successful: 2000,
+    durationSql: '1 + i % 17',
+  });
+  // 100,000 router records of March: 50 times the run's requests, but none of them near it.
+  await db.query(
+    `INSERT INTO router_requests (received_at, app_guid, app_name, path, status, response_time_ms, vcap_request_id,
+       correlation_id)
+    SELECT timestamptz '2026-03-01T00:00:00Z' + i * interval '10 milliseconds', 'guid-other', 'other', '/', 200, 1,
+           'march-' || i, 'march-' || i
+    FROM generate_series(1, 100000) i`,
+  );
+  await preparePartitions(db.pool); // the rows into their days' partitions, analyzed
+  const june = 'router_requests_p20260601';
+  const { rows: parts } = await db.query('SELECT relname FROM pg_class WHERE relname = $1', [june]);
+  assert.equal(parts.length, 1, 'the run day has a partition of its own');
+  const client = await db.pool.connect();
+  try {
+    await client.query('BEGIN');
+    const {
+      rows: [summary],
+    } = await client.query('SELECT requests, router_p50_ms, matched_ratio FROM run_summary WHERE run_id = $1', [runId]);
+    const {
+      rows: [scans],
+    } = await client.query(
+      'SELECT coalesce(seq_scan, 0)::int AS seq, coalesce(idx_scan, 0)::int AS idx ' +
+        'FROM pg_stat_xact_user_tables WHERE relname = $1',
+      [june],
+    );
+    await client.query('COMMIT');
+    // Durations 1 + i % 17 ms, router response time 0.8 of it: the median of 1..17 (near uniform) is 9.
+    assert.deepEqual(summary, { requests: 2000, router_p50_ms: 0.8 * 9, matched_ratio: 1 });
+    // One read of the June partition for the join, not 2,000 index lookups.
+    assert.ok(scans.seq >= 1 && scans.idx < 100, `scans of ${june}: ${JSON.stringify(scans)}`);
+  } finally {
+    client.release();
+  }
+});
