@@ -43,6 +43,8 @@ export const LOG_CACHE = Object.freeze({
 export const DRAIN = Object.freeze({
   NOT_RFC5424: 'not_rfc5424',
   BAD_STRUCTURED_DATA: 'bad_structured_data',
+  /** A value the parse let through that its column cannot hold (the record is left out, its page kept). */
+  BAD_VALUE: 'bad_value',
   TOO_LARGE: 'too_large',
   BAD_FRAME: 'bad_frame',
   INCOMPLETE_FRAME: 'incomplete_frame',

@@ -205,8 +205,9 @@
  * Where a push source (the syslog drain) hands its records: buffered and written by the pipeline
  * as pages (collector/pipeline/pushed-pages.js). `write` only buffers; `close` writes what is left.
  * @typedef {object} Intake
- * @property {(records: Iterable<PaasmonRecord>) => number} write records of one kind, encoded as they come (a
- *   generator's never all exist at once); returns how many there were
+ * @property {(records: Iterable<PaasmonRecord>, onUnusable: (error: Error) => void) => number} write records of
+ *   one kind, encoded as they come (a generator's never all exist at once); a record a value of which cannot be
+ *   encoded is left out and told to `onUnusable`, the others kept; returns how many were encoded
  * @property {(options?: { force?: boolean }) => Promise<void>} flush
  * @property {() => Promise<void>} close
  * @property {number} pending records not written yet

@@ -103,12 +103,18 @@ function createOpenPage(observe) {
     /**
      * Encodes records as they come (a generator's never all exist at once).
      * @param {PaasmonRecord['kind']} kindOfAll @param {Iterable<PaasmonRecord>} records all of that kind
+     * @param {(error: Error) => void} onUnusable a record left out: a value of it cannot be encoded
      */
-    add(kindOfAll, records) {
+    add(kindOfAll, records, onUnusable) {
       kind = kindOfAll;
       encoder ??= createPageEncoder(kindOfAll, DRAIN_BATCH_ROWS);
       const kept = observed;
-      return encoder.add(observe ? tap(records, (record) => kept.push(observedPart(record))) : records);
+      if (!observe) return encoder.add(records, (_, error) => onUnusable(error));
+      return encoder.add(
+        tap(records, (record) => kept.push(observedPart(record))),
+        // The record left out was the last one shown: it is not observed either.
+        (_, error) => (kept.pop(), onUnusable(error)),
+      );
     },
     /** The page, and the records to observe once it is stored; the open page is empty again. */
     take() {
@@ -182,15 +188,15 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
     return {
       /**
        * Encodes the records as they come; a page holds DRAIN_BATCH_ROWS rows, give or take a write.
-       * @param {Iterable<PaasmonRecord>} records of one kind @returns {number} how many there were
+       * @type {import('../../core/types.js').Intake['write']}
        */
-      write(records) {
+      write(records, onUnusable) {
         const iterator = records[Symbol.iterator]();
         const first = iterator.next();
         if (first.done) return 0;
         const { kind } = first.value;
         if (open.kind !== undefined && open.kind !== kind) seal();
-        const written = open.add(kind, oneKind(first.value, iterator));
+        const written = open.add(kind, oneKind(first.value, iterator), onUnusable);
         if (open.rows >= DRAIN_BATCH_ROWS) seal();
         onPending(sink.pending + open.rows);
         return written;

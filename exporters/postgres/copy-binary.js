@@ -126,15 +126,20 @@ export function tupleWriter(rowsHint) {
     view.setInt32(at, bytes);
     at = start + bytes;
   };
+  /** Where the current row starts, so a row whose value cannot be encoded leaves nothing behind. */
+  let rowStart = 0;
   return {
     /** @param {number} fields */
     row(fields) {
       room(2);
+      rowStart = at;
       view.setInt16(at, fields);
       at += 2;
       rows += 1;
       rowCleaned = false;
     },
+    /** Takes the current row back out (a value of it could not be encoded). */
+    dropRow: () => ((at = rowStart), (rows -= 1), (cleaned -= rowCleaned ? 1 : 0), (rowCleaned = false)),
     /** @param {ColumnType} type @param {unknown} value @param {string} column */
     field(type, value, column) {
       if (value === null || value === undefined || (typeof value === 'number' && !Number.isFinite(value)))

@@ -18,9 +18,11 @@ export const UNIQUE_VIOLATION = '23505';
  * @param {TableSpec} spec @param {Iterable<unknown>} records
  * @param {number} [rowsHint] about how many records there are (default: an array's length)
  * @param {ReturnType<typeof tupleWriter>} [into] a writer to go on filling (the rows returned are all of its)
+ * @param {(record: unknown, error: Error) => void} [onUnusable] told of a record a value of which cannot be
+ *   encoded, which is left out (without it, the error is thrown, the rows before it kept whole)
  * @returns {EncodedRows}
  */
-export function binaryRows(spec, records, rowsHint, into) {
+export function binaryRows(spec, records, rowsHint, into, onUnusable) {
   const count = spec.columns.length;
   const names = spec.columns.map(([column]) => column);
   const values = spec.columns.map(([, toValue]) => toValue);
@@ -28,7 +30,13 @@ export function binaryRows(spec, records, rowsHint, into) {
   const tuples = into ?? tupleWriter(rowsHint ?? (Array.isArray(records) ? records.length : 0));
   for (const record of records) {
     tuples.row(count);
-    for (let i = 0; i < count; i++) tuples.field(types[i], values[i](record), names[i]);
+    try {
+      for (let i = 0; i < count; i++) tuples.field(types[i], values[i](record), names[i]);
+    } catch (err) {
+      tuples.dropRow();
+      if (!onUnusable) throw err;
+      onUnusable(record, /** @type {Error} */ (err));
+    }
   }
   return tuples.done();
 }

@@ -26,10 +26,14 @@ export function createPageEncoder(kind, rowsHint) {
   const tuples = tupleWriter(rowsHint);
   let rows = 0;
   return {
-    /** @param {Iterable<unknown>} records each encoded as it comes @returns {number} how many */
-    add(records) {
+    /**
+     * @param {Iterable<unknown>} records each encoded as it comes
+     * @param {(record: unknown, error: Error) => void} [onUnusable] a record left out: a value of it cannot be encoded
+     * @returns {number} how many were encoded
+     */
+    add(records, onUnusable) {
       const before = rows;
-      rows = binaryRows(spec, records, undefined, tuples).rows;
+      rows = binaryRows(spec, records, undefined, tuples, onUnusable).rows;
       return rows - before;
     },
     get rows() {

@@ -180,6 +180,30 @@ describe('binaryRows (router_requests as binary COPY tuples)', () => {
     );
   });
 
+  it('leaves out a record a value of which its column cannot hold, the rows around it whole', () => {
+    const records = [
+      request({ path: '/first' }),
+      request({ path: '/bad', status: 2 ** 31 }),
+      request({ path: '/last\u00e9', bytesSent: 7 }),
+    ];
+    /** @type {string[]} */
+    const told = [];
+    const encoded = binaryRows(tableOf('router_request'), records, 3, undefined, (record, error) =>
+      told.push(`${/** @type {any} */ (record).path}: ${error.message}`),
+    );
+    assert.deepEqual(told, ['/bad: postgres: status is out of range: 2147483648']);
+    const rows = decode(encoded);
+    assert.deepEqual(
+      rows.map((row) => [row.path, row.status, row.bytes_sent]),
+      [
+        ['/first', 200, 1_099_511_627_770n],
+        ['/last\u00e9', 200, 7n],
+      ],
+    );
+    // Without a listener the error is thrown.
+    assert.throws(() => binaryRows(tableOf('router_request'), records.slice(0, 2)), /status is out of range/);
+  });
+
   it('encodes instance samples too: a Date to the millisecond as microseconds since 2000, counts as int8', () => {
     const { data, rows } = binaryRows(tableOf('instance_sample'), [
       {

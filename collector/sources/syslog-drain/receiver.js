@@ -63,6 +63,8 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
     metrics?.count(outcome, reason, n);
   }
   const room = () => (closed ? 0 : Math.max(0, maxBuffered - intake.pending));
+  /** A parsed message with a value its column cannot hold. @param {Error} error */
+  const leftOut = (error) => (tally('rejected', DRAIN.BAD_VALUE), log.warn({ reason: error.message }, 'not stored'));
 
   return {
     /** Room for this many more records. */
@@ -76,7 +78,7 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
      */
     offer(messages) {
       // Each record is encoded as soon as it is parsed: none outlives the next message's parse.
-      const accepted = intake.write(parseMessages(messages, { correlationField, tally, log }));
+      const accepted = intake.write(parseMessages(messages, { correlationField, tally, log }), leftOut);
       counts.accepted += accepted;
       metrics?.count('accepted', '', accepted);
       if (intake.pending >= DRAIN_BATCH_ROWS) void intake.flush();
