@@ -3,7 +3,7 @@
 import { saveCheckpoint } from './checkpoints.js';
 import { countCleaned } from './clean-text.js';
 import { UNIQUE_VIOLATION, binaryRows, copyInsert, copyInsertCounted, copyNew, inTransaction } from './copy.js';
-import { createPartitionMaker } from './partitions.js';
+import { createPartitionMaker, noteWrite } from './partitions.js';
 import { tableOf } from './tables.js';
 
 /**
@@ -32,7 +32,7 @@ export function createPageWriter(pool) {
   async function writeRows({ kind, records, encoded, checkpoint, commitAfter, copyAfter, onCopied, countOnly }) {
     const spec = tableOf(kind);
     // The partitions of the page's days exist before its transaction takes any lock.
-    await ensurePartitions(spec, { records, encoded });
+    const extent = await ensurePartitions(spec, { records, encoded });
     /** Records with text cleaned: set each time the rows are encoded. */
     let cleaned = encoded?.cleaned ?? 0;
     const lines = () => {
@@ -43,6 +43,7 @@ export function createPageWriter(pool) {
     };
     const keyed = () =>
       inTransaction(pool, async (client) => {
+        await noteWrite(client, extent);
         await copyAfter;
         const inserted = !(records.length || encoded?.rows)
           ? { count: 0, rows: [] }
@@ -56,7 +57,10 @@ export function createPageWriter(pool) {
       });
     if (!spec.freshKeys || checkpoint || commitAfter || copyAfter) return keyed();
     try {
-      await inTransaction(pool, (client) => copyNew(client, spec, lines()));
+      await inTransaction(pool, async (client) => {
+        await noteWrite(client, extent);
+        await copyNew(client, spec, lines());
+      });
       return { count: encoded?.rows ?? records.length, records: countOnly ? [] : records, cleaned };
     } catch (err) {
       // A batch retried after its commit was not acknowledged: fall back to skipping what is there.
