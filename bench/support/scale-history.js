@@ -77,7 +77,7 @@ export async function grow(db, { routerRows, loadgenRows, days: DAYS, jobs, toda
         `INSERT INTO ${table} (run_id, correlation_id, started_at, duration_ms, status, worker)
          SELECT $4 + r, r || '-' || j,
                 $1::timestamptz + (r * $2::bigint + j * ($2::bigint / 2) / $3) * interval '1 ms',
-                1 + (j * 7919 % 1000) / 50.0, CASE WHEN j % 50 = 0 THEN 503 ELSE 200 END, 'w' || (j % 8)
+                1 + (j::bigint * 7919 % 1000) / 50.0, CASE WHEN j % 50 = 0 THEN 503 ELSE 200 END, 'w' || (j % 8)
          FROM generate_series($5::int, $5::int + ${RUNS_PER_DAY} - 1) r, generate_series(0, $3 - 1) j`,
         [base, slotMs, perRun, ids[0].first, from],
       );
@@ -97,7 +97,7 @@ export async function grow(db, { routerRows, loadgenRows, days: DAYS, jobs, toda
                      ELSE $1::timestamptz
                           + ($4::bigint / ${RUNS_PER_DAY} * ${DAY_MS} + k * ${DAY_MS}.0 / $5) * interval '1 ms' END,
                 'guid-shop', 'shop', k % 4, 'GET', '/api/items/' || (k % 100), 200,
-                0.5 + (k * 7919 % 1000) / 60.0, 0.1, 'v' || $4 || '-' || k,
+                0.5 + (k::bigint * 7919 % 1000) / 60.0, 0.1, 'v' || $4 || '-' || k,
                 CASE WHEN k < $3 * ${RUNS_PER_DAY} THEN ($4 + k / $3) || '-' || (k % $3) END
          FROM generate_series(0, $5 - 1) k`,
         [base, slotMs, perRun, from, routerPerDay],
