@@ -43,7 +43,8 @@ export function createPageWriter(pool) {
     };
     const keyed = () =>
       inTransaction(pool, async (client) => {
-        await noteWrite(client, extent);
+        const note = noteWrite(client, extent);
+        await note.start();
         await copyAfter;
         const inserted = !(records.length || encoded?.rows)
           ? { count: 0, rows: [] }
@@ -53,13 +54,16 @@ export function createPageWriter(pool) {
         onCopied?.();
         await commitAfter;
         if (checkpoint) await saveCheckpoint(client, checkpoint);
+        await note.end();
         return { count: inserted.count, records: inserted.rows.map((row) => recordOf(kind, spec, row)), cleaned };
       });
     if (!spec.freshKeys || checkpoint || commitAfter || copyAfter) return keyed();
     try {
       await inTransaction(pool, async (client) => {
-        await noteWrite(client, extent);
+        const note = noteWrite(client, extent);
+        await note.start();
         await copyNew(client, spec, lines());
+        await note.end();
       });
       return { count: encoded?.rows ?? records.length, records: countOnly ? [] : records, cleaned };
     } catch (err) {

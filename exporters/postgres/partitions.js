@@ -97,18 +97,27 @@ export function pageDays(spec, page) {
 }
 
 /**
- * Notes a page's write in its transaction, before its COPY (migration 015): what run_data_marks
- * reads to tell whether a run's stored figures are still current.
+ * The page writer's notes of a page's write (migration 015), what run_data_marks reads to tell
+ * whether a run's stored figures are still current: `start` before the COPY (the statement
+ * triggers leave the table to it), `end` as the transaction's last statement (the rows it
+ * updates stay locked only while the transaction commits).
  * @param {import('pg').PoolClient} client @param {PageExtent | undefined} extent
  */
-export async function noteWrite(client, extent) {
-  if (!extent || (!extent.all && extent.first > extent.last)) return;
-  const all = extent.all;
-  await client.query('SELECT paasmon_note_write($1, $2, $3)', [
-    extent.table,
-    all ? null : new Date(extent.first).toISOString(),
-    all ? null : new Date(extent.last).toISOString(),
-  ]);
+export function noteWrite(client, extent) {
+  const noted = extent !== undefined && (extent.all || extent.first <= extent.last);
+  return {
+    start: async () => {
+      if (noted) await client.query('SELECT paasmon_noting_writes($1)', [extent.table]);
+    },
+    end: async () => {
+      if (!noted) return;
+      await client.query('SELECT paasmon_note_write($1, $2, $3)', [
+        extent.table,
+        extent.all ? null : new Date(extent.first).toISOString(),
+        extent.all ? null : new Date(extent.last).toISOString(),
+      ]);
+    },
+  };
 }
 
 /**

@@ -19,7 +19,8 @@ const start = new Date('2025-05-01T10:00:00Z');
 
 /** @param {string} sql @param {unknown[]} [params] */
 const rowsOf = async (sql, params) => (await db.query(sql, params)).rows;
-const markOf = async () => (await rowsOf('SELECT data_mark FROM run_data_marks($1::bigint[])', [`{${runId}}`]))[0].data_mark;
+const markOf = async () =>
+  (await rowsOf('SELECT data_mark FROM run_data_marks($1::bigint[])', [`{${runId}}`]))[0].data_mark;
 
 before(async () => {
   db = await startTestDatabase();
@@ -75,12 +76,20 @@ test("a write into the run's time changes its mark; a write of another time does
   const first = await markOf();
   // A day later: the pages' notes do not reach the run's window.
   const later = start.getTime() + 86_400_000;
-  await writePage({ kind: 'router_request', records: [], encoded: encodeRecords('router_request', [router(later, 'x')]) });
+  await writePage({
+    kind: 'router_request',
+    records: [],
+    encoded: encodeRecords('router_request', [router(later, 'x')]),
+  });
   await writePage({ kind: 'router_request', records: /** @type {any[]} */ ([router(later + 1, 'y')]) });
   assert.equal(await markOf(), first, 'pages of another day');
   // Within 5 minutes after the run's end: an encoded page, then a page of records.
   const near = start.getTime() + 120_000 + 240_000;
-  await writePage({ kind: 'router_request', records: [], encoded: encodeRecords('router_request', [router(near, 'z')]) });
+  await writePage({
+    kind: 'router_request',
+    records: [],
+    encoded: encodeRecords('router_request', [router(near, 'z')]),
+  });
   const second = await markOf();
   assert.notEqual(second, first, 'an encoded page in the window');
   await writePage({ kind: 'router_request', records: /** @type {any[]} */ ([router(near + 1, 'w')]) });
@@ -119,4 +128,19 @@ test("prune recomputes a run's figures when its data changed after they were sto
   assert.equal(result.code, 0, result.stderr);
   assert.equal((await rowsOf('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [runId]))[0].n, 0);
   assert.equal(await requestsOf(), stored + 5, 'the figures of every row, the late ones included');
+});
+
+test('a write that drew its id first and committed after the mark was taken still changes the mark', async () => {
+  const early = await db.pool.connect();
+  try {
+    // Two hours of the run's window, written by two transactions: the first to draw commits last.
+    await early.query('BEGIN');
+    await early.query(`SELECT paasmon_note_write('router_requests', $1, $1)`, [new Date(start.getTime() - 120_000)]);
+    await db.query(`SELECT paasmon_note_write('router_requests', $1, $1)`, [new Date(start.getTime() + 60_000)]);
+    const taken = await markOf();
+    await early.query('COMMIT');
+    assert.notEqual(await markOf(), taken);
+  } finally {
+    early.release();
+  }
 });
