@@ -19,6 +19,7 @@ import { runCli } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { seedRun } from '../test/support/report-runs.js';
 import { gorouterLine, makeRequests } from '../test/support/router-docs.js';
+import { grow } from './support/scale-history.js';
 
 const env = (/** @type {string} */ name, /** @type {number} */ fallback) => Number(process.env[name] ?? fallback);
 const ROUTER_ROWS = env('BENCH_SCALE_ROUTER_ROWS', 20_000_000);
@@ -28,7 +29,8 @@ const PRUNE_DAYS = env('BENCH_PRUNE_DAYS', 10);
 const COPY_ROWS = env('BENCH_COPY_ROWS', 200_000);
 const RUN_REQUESTS = env('BENCH_RUN_REQUESTS', 10_000);
 const REPEAT = env('BENCH_REPEAT', 5);
-const RUNS_PER_DAY = 10;
+/** History days loaded at once. */
+const JOBS = env('BENCH_SCALE_JOBS', 2);
 const DAY_MS = 86_400_000;
 const silent = pino({ level: 'silent' });
 const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
@@ -47,60 +49,6 @@ async function median(work) {
 
 /** @param {number} bytes */
 const mib = (bytes) => `${(bytes / 1048576).toFixed(0)} MiB`;
-
-/**
- * The history: runs of RUNS_PER_DAY a day over DAYS days ending today, their load-generator
- * requests, a router record for each (and router rows of no run beyond them), instance samples.
- * @param {Awaited<ReturnType<typeof startTestDatabase>>} db
- */
-async function grow(db) {
-  const runs = DAYS * RUNS_PER_DAY;
-  const perRun = Math.max(1, Math.floor(LOADGEN_ROWS / runs));
-  const slotMs = DAY_MS / RUNS_PER_DAY;
-  const base = new Date(today - (DAYS - 1) * DAY_MS).toISOString();
-  await db.query(`SELECT paasmon_ensure_partitions($1, now() + interval '7 days')`, [base]);
-  await db.query(
-    `INSERT INTO test_runs (label, app_name, instances, cores_per_instance, started_at, ended_at)
-     SELECT 'history ' || r, 'shop', 2, 2, $1::timestamptz + r * $2::bigint * interval '1 ms',
-            $1::timestamptz + (r + 0.5) * $2::bigint * interval '1 ms'
-     FROM generate_series(0, $3 - 1) r`,
-    [base, slotMs, runs],
-  );
-  const { rows: ids } = await db.query(`SELECT min(id)::int AS first FROM test_runs WHERE label LIKE 'history %'`);
-  // A run's requests spread over the first half of its slot; one day per statement.
-  for (let day = 0; day < DAYS; day++) {
-    const from = day * RUNS_PER_DAY;
-    await db.query(
-      `INSERT INTO loadgen_requests (run_id, correlation_id, started_at, duration_ms, status, worker)
-       SELECT $4 + r, r || '-' || j, $1::timestamptz + (r * $2::bigint + j * ($2::bigint / 2) / $3) * interval '1 ms',
-              1 + (j * 7919 % 1000) / 50.0, CASE WHEN j % 50 = 0 THEN 503 ELSE 200 END, 'w' || (j % 8)
-       FROM generate_series($5::int, $5::int + ${RUNS_PER_DAY} - 1) r, generate_series(0, $3 - 1) j`,
-      [base, slotMs, perRun, ids[0].first, from],
-    );
-    const routerPerDay = Math.floor(ROUTER_ROWS / DAYS);
-    await db.query(
-      `INSERT INTO router_requests (received_at, app_guid, app_name, app_index, method, path, status,
-                                    response_time_ms, gorouter_time_ms, vcap_request_id, correlation_id)
-       SELECT CASE WHEN k < $3 * ${RUNS_PER_DAY}
-                   THEN $1::timestamptz
-                        + ((k / $3 + $4) * $2::bigint + (k % $3) * ($2::bigint / 2) / $3 + 0.2) * interval '1 ms'
-                   ELSE $1::timestamptz
-                        + ($4::bigint / ${RUNS_PER_DAY} * ${DAY_MS} + k * ${DAY_MS}.0 / $5) * interval '1 ms' END,
-              'guid-shop', 'shop', k % 4, 'GET', '/api/items/' || (k % 100), 200,
-              0.5 + (k * 7919 % 1000) / 60.0, 0.1, 'v' || $4 || '-' || k,
-              CASE WHEN k < $3 * ${RUNS_PER_DAY} THEN ($4 + k / $3) || '-' || (k % $3) END
-       FROM generate_series(0, $5 - 1) k`,
-      [base, slotMs, perRun, from, routerPerDay],
-    );
-  }
-  await db.query(
-    `INSERT INTO instance_samples (ts, app_guid, app_name, process_type, instance_index, state, cpu_percent, mem_bytes)
-     SELECT $1::timestamptz + s * interval '10 s', 'guid-shop', 'shop', 'web', i, 'RUNNING', 50 + s % 40, 300 * 1048576
-     FROM generate_series(0, $2 * 8640 - 1) s, generate_series(0, 1) i`,
-    [base, DAYS],
-  );
-  await db.query('VACUUM ANALYZE');
-}
 
 /** Router records for COPY, of today, keys of their own. @param {string} seed */
 function copyRecords(seed) {
@@ -167,6 +115,10 @@ async function measure(db, name) {
     await db.query('ANALYZE');
     const reportMs = await median(() => compareRuns(db.pool, [runId], { recompute: true }));
     const summaryMs = await median(() => db.query('SELECT * FROM run_summary WHERE run_id = $1', [runId]));
+    if (process.env.BENCH_SCALE_EXPLAIN) {
+      const plan = await db.query('EXPLAIN (ANALYZE, BUFFERS) SELECT * FROM run_summary WHERE run_id = $1', [runId]);
+      console.log(`run_summary in the ${name} database:\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
+    }
     return { copyRate, ingestRate, reportMs, summaryMs };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -193,7 +145,7 @@ try {
   await migrate(empty.pool, silent);
   await migrate(grown.pool, silent);
   const growStarted = performance.now();
-  await grow(grown);
+  await grow(grown, { routerRows: ROUTER_ROWS, loadgenRows: LOADGEN_ROWS, days: DAYS, jobs: JOBS, today });
   const sizes = (
     await grown.query(
       `SELECT (SELECT count(*) FROM router_requests)::bigint AS router,
@@ -244,6 +196,9 @@ try {
     );
   }
   const figuresS = (performance.now() - figuresStarted) / 1000;
+  const marksMs = await median(() =>
+    grown.query('SELECT * FROM run_data_marks($1::bigint[])', [`{${old.map((r) => r.id).join(',')}}`]),
+  );
   const bytesBefore = Number((await grown.query('SELECT pg_database_size(current_database()) AS b')).rows[0].b);
   // The same command with --dry-run: starting node, migrate's check and the plan, without the drop.
   const dryStarted = performance.now();
@@ -262,6 +217,9 @@ try {
       `${mib(bytesBefore)} -> ${mib(bytesAfter)} on disk; the same with --dry-run ${dryMs.toFixed(0)} ms`,
   );
   console.log(`  ${prune.stdout.split('\n')[0]}`);
+  console.log(
+    `  the data marks of those ${old.length} runs (is each one's stored figures current?): ${marksMs.toFixed(1)} ms`,
+  );
   const routerBytes = Number(perRequest.router) / Number(sizes.router);
   const loadgenBytes = Number(perRequest.loadgen) / Number(sizes.loadgen);
   console.log(

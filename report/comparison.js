@@ -3,8 +3,7 @@
 import { confidenceInterval } from './statistics.js';
 import { fitUsl, MIN_POINTS, UslError } from './usl.js';
 
-/** Fraction of each run dropped at each end: ramp-up and ramp-down are not the steady state. */
-export const DEFAULT_TRIM = 0.1;
+export { DEFAULT_TRIM } from './default-trim.js';
 
 /**
  * @typedef {Record<string, any>} Row

@@ -4,7 +4,7 @@ import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { preparePartitions } from '../../exporters/postgres/partitions.js';
 import { prune, retentionLimit } from '../../exporters/postgres/retention.js';
-import { DEFAULT_TRIM } from '../../report/comparison.js';
+import { DEFAULT_TRIM } from '../../report/default-trim.js';
 import { timeFlag } from './flags.js';
 
 /** @param {number} bytes */

@@ -4,7 +4,7 @@ import { saveCheckpoint } from './checkpoints.js';
 import { countCleaned } from './clean-text.js';
 import { UNIQUE_VIOLATION, binaryRows, copyInsert, copyInsertCounted, copyNew, inTransaction } from './copy.js';
 import { tupleWriter } from './copy-binary.js';
-import { createPartitionMaker } from './partitions.js';
+import { createPartitionMaker, noteWrite } from './partitions.js';
 import { tableOf } from './tables.js';
 
 /**
@@ -60,7 +60,7 @@ export function createPageWriter(pool) {
     const { kind, records, encoded, checkpoint, commitAfter, copyAfter, onCopied, countOnly } = page;
     const spec = tableOf(kind);
     // The partitions of the page's days exist before its transaction takes any lock.
-    await ensurePartitions(spec, { records, encoded });
+    const extent = await ensurePartitions(spec, { records, encoded });
     /** Records with text cleaned: set when the rows are encoded. */
     let cleaned = encoded?.cleaned ?? 0;
     /** @type {import('../../core/types.js').EncodedRows | undefined} */
@@ -76,6 +76,8 @@ export function createPageWriter(pool) {
     const knowsRows = !encoded || page.observedByCaller;
     const keyed = () =>
       inTransaction(pool, async (client) => {
+        const note = noteWrite(client, extent);
+        await note.start();
         await copyAfter;
         const inserted = !(records.length || encoded?.rows)
           ? { count: 0, rows: [] }
@@ -87,12 +89,18 @@ export function createPageWriter(pool) {
         onCopied?.();
         await commitAfter;
         if (checkpoint) await saveCheckpoint(client, checkpoint);
+        await note.end();
         const read = 'records' in inserted ? inserted.records : inserted.rows.map((row) => recordOf(kind, spec, row));
         return { count: inserted.count, records: read, cleaned };
       });
     if (!spec.freshKeys || checkpoint || commitAfter || copyAfter) return keyed();
     try {
-      await inTransaction(pool, (client) => copyNew(client, spec, lines()));
+      await inTransaction(pool, async (client) => {
+        const note = noteWrite(client, extent);
+        await note.start();
+        await copyNew(client, spec, lines());
+        await note.end();
+      });
       return { count: encoded?.rows ?? records.length, records: countOnly ? [] : records, cleaned };
     } catch (err) {
       // A batch retried after its commit was not acknowledged: fall back to skipping what is there.

@@ -18,20 +18,38 @@ const LOCK_TIMEOUT = '2s';
 /** Days ahead that migrate and collect keep partitions for. */
 export const DAYS_AHEAD = 7;
 
-/** @param {unknown} value @returns {number | undefined} the UTC day number of a time */
-function dayOf(value) {
+/** @param {unknown} value @returns {number | undefined} ms since 1970 of a time */
+function msOf(value) {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : Number.NaN;
-  return Number.isFinite(ms) ? Math.floor(ms / DAY_MS) : undefined;
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 /**
- * The UTC days of the rows of binary COPY tuples, read from the time column's field (int64
- * microseconds since 2000-01-01) without decoding the rest.
- * @param {Buffer} data @param {number} column the time column's position
+ * Where a page's rows are in time: the UTC days they fall on, and the first and last time (ms,
+ * widened to whole ms); `all` when some row's time is not a finite time.
+ * @typedef {{ table: string, days: Set<number>, first: number, last: number, all: boolean }} PageExtent
  */
-function encodedDays(data, column) {
-  /** @type {Set<number>} */
-  const days = new Set();
+
+/** @param {string} table @returns {PageExtent} */
+const emptyExtent = (table) => ({ table, days: new Set(), first: Infinity, last: -Infinity, all: false });
+
+/** @param {PageExtent} extent @param {number | undefined} ms */
+function widen(extent, ms) {
+  if (ms === undefined || !Number.isFinite(ms)) {
+    extent.all = true;
+    return;
+  }
+  extent.days.add(Math.floor(ms / DAY_MS));
+  if (ms < extent.first) extent.first = Math.floor(ms);
+  if (ms > extent.last) extent.last = Math.ceil(ms);
+}
+
+/**
+ * The extent of binary COPY tuples, read from the time column's field (int64 microseconds since
+ * 2000-01-01) without decoding the rest.
+ * @param {PageExtent} extent @param {Buffer} data @param {number} column the time column's position
+ */
+function encodedExtent(extent, data, column) {
   let at = 0;
   while (at + 2 <= data.length) {
     const fields = data.readInt16BE(at);
@@ -39,14 +57,33 @@ function encodedDays(data, column) {
     for (let i = 0; i < fields; i++) {
       const length = data.readInt32BE(at);
       at += 4;
-      if (i === column && length === 8) {
-        const ms = Number(data.readBigInt64BE(at)) / 1000 + POSTGRES_EPOCH_MS;
-        days.add(Math.floor(ms / DAY_MS));
+      if (i === column) {
+        const us = length === 8 ? data.readBigInt64BE(at) : undefined;
+        // PostgreSQL's infinities are the int64 extremes.
+        const finite = us !== undefined && us > -(2n ** 63n) && us < 2n ** 63n - 1n;
+        widen(extent, finite ? Number(us) / 1000 + POSTGRES_EPOCH_MS : undefined);
       }
       if (length > 0) at += length;
     }
   }
-  return days;
+  return extent;
+}
+
+/**
+ * Where a page's rows fall in time; undefined for tables that are not partitioned.
+ * @param {import('./tables.js').TableSpec} spec
+ * @param {{ records: unknown[], encoded?: import('../../core/types.js').EncodedRows }} page
+ * @returns {PageExtent | undefined}
+ */
+export function pageExtent(spec, { records, encoded }) {
+  const key = PARTITION_KEYS[/** @type {keyof typeof PARTITION_KEYS} */ (spec.table)];
+  const column = spec.columns.findIndex(([name]) => name === key);
+  if (!key || column < 0) return undefined;
+  const extent = emptyExtent(spec.table);
+  if (encoded) return encodedExtent(extent, encoded.data, column);
+  const toValue = spec.columns[column][1];
+  for (const record of records) widen(extent, msOf(toValue(record)));
+  return extent;
 }
 
 /**
@@ -55,19 +92,32 @@ function encodedDays(data, column) {
  * @param {{ records: unknown[], encoded?: import('../../core/types.js').EncodedRows }} page
  * @returns {Set<number>}
  */
-export function pageDays(spec, { records, encoded }) {
-  const key = PARTITION_KEYS[/** @type {keyof typeof PARTITION_KEYS} */ (spec.table)];
-  const column = spec.columns.findIndex(([name]) => name === key);
-  if (!key || column < 0) return new Set();
-  if (encoded) return encodedDays(encoded.data, column);
-  const toValue = spec.columns[column][1];
-  /** @type {Set<number>} */
-  const days = new Set();
-  for (const record of records) {
-    const day = dayOf(toValue(record));
-    if (day !== undefined) days.add(day);
-  }
-  return days;
+export function pageDays(spec, page) {
+  return pageExtent(spec, page)?.days ?? new Set();
+}
+
+/**
+ * The page writer's notes of a page's write (migration 015), what run_data_marks reads to tell
+ * whether a run's stored figures are still current: `start` before the COPY (the statement
+ * triggers leave the table to it), `end` as the transaction's last statement (the rows it
+ * updates stay locked only while the transaction commits).
+ * @param {import('pg').PoolClient} client @param {PageExtent | undefined} extent
+ */
+export function noteWrite(client, extent) {
+  const noted = extent !== undefined && (extent.all || extent.first <= extent.last);
+  return {
+    start: async () => {
+      if (noted) await client.query('SELECT paasmon_noting_writes($1)', [extent.table]);
+    },
+    end: async () => {
+      if (!noted) return;
+      await client.query('SELECT paasmon_note_write($1, $2, $3)', [
+        extent.table,
+        extent.all ? null : new Date(extent.first).toISOString(),
+        extent.all ? null : new Date(extent.last).toISOString(),
+      ]);
+    },
+  };
 }
 
 /**
@@ -83,10 +133,12 @@ export function createPartitionMaker(pool, log) {
   /**
    * @param {import('./tables.js').TableSpec} spec
    * @param {{ records: unknown[], encoded?: import('../../core/types.js').EncodedRows }} page
+   * @returns {Promise<PageExtent | undefined>} where the page's rows are in time (for noteWrite)
    */
   return async function ensure(spec, page) {
-    const missing = [...pageDays(spec, page)].filter((day) => !known.has(`${spec.table} ${day}`));
-    if (missing.length === 0) return;
+    const extent = pageExtent(spec, page);
+    const missing = [...(extent?.days ?? [])].filter((day) => !known.has(`${spec.table} ${day}`));
+    if (missing.length === 0) return extent;
     const client = await pool.connect();
     try {
       for (const day of missing) {
@@ -107,6 +159,7 @@ export function createPartitionMaker(pool, log) {
     } finally {
       client.release();
     }
+    return extent;
   };
 }
 

@@ -112,6 +112,12 @@ export async function prune(pool, { before, trim, dryRun = false, log }) {
         [pgArray(plan.runIds)],
       );
       await client.query('SELECT paasmon_drop_partitions($1::text[])', [plan.partitions.map((p) => p.partition)]);
+      // The notes of writes that ended well before the limit: no run's mark reaches back to them.
+      await client.query(
+        `DELETE FROM paasmon_data_writes
+         WHERE NOT upper_inf(span) AND upper(span) < $1::timestamptz - interval '1 hour'`,
+        [limit.toISOString()],
+      );
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});

@@ -1,11 +1,13 @@
--- What the figures of each run were computed from, cheap to compute (index-only counts): the
--- run's own row (label, meta, instances, ... and its end), its load-generator requests, the router
--- records of every app from 5 minutes before its start to 5 minutes after its end (by time only:
--- a request is matched by its correlation id whatever app name its router record carries), and the
--- instance samples of its app in that time. The slack is the one correlate allows for the clocks
--- of load generator and router; router records further off change the figures but not the mark
--- (`report --recompute`). The settings pin the text of the run's row (time zone, date and number
--- formats), so every client computes the same mark.
+-- What the figures of each run were computed from, cheap to compute whatever the number of rows:
+-- the run's own row (label, meta, instances, ... and its end), the writes of its load-generator
+-- requests (a row of loadgen_spans per statement), and the ids of the last writes (migration 015,
+-- paasmon_data_writes: a row per table and hour, day or all time, a new id at each write) into
+-- any raw rows from 5 minutes before its start to 5 minutes after its end (by time only: a
+-- request is matched by its correlation id whatever app name its router record carries). The
+-- slack is the one correlate allows for the clocks of load generator and router; router records
+-- further off change the figures but not the mark (`report --recompute`). The settings pin the
+-- text of the run's row (time zone, date and number formats), so every client computes the same
+-- mark.
 CREATE OR REPLACE FUNCTION run_data_marks(run_ids bigint[])
 RETURNS TABLE (run_id bigint, data_mark text)
 LANGUAGE sql STABLE
@@ -13,15 +15,10 @@ SET TimeZone = 'UTC' SET DateStyle = 'ISO, YMD' SET IntervalStyle = 'postgres' S
 AS $$
   SELECT t.id,
          md5(t::text)
-         || ' ' || (SELECT count(*) FROM loadgen_requests l, loadgen_span(t.id) sp
-                    WHERE l.run_id = t.id AND l.started_at BETWEEN sp.first_started_at AND sp.last_started_at)
-         || ' ' || (SELECT count(*) FROM router_requests r
-                    WHERE r.received_at BETWEEN t.started_at - interval '5 minutes'
-                                            AND coalesce(t.ended_at, 'infinity') + interval '5 minutes')
-         || ' ' || (SELECT count(*) FROM instance_samples s
-                    WHERE s.app_name = t.app_name
-                      AND s.ts BETWEEN t.started_at - interval '5 minutes'
-                                   AND coalesce(t.ended_at, 'infinity') + interval '5 minutes')
+         || ' ' || (SELECT count(*) FROM loadgen_spans s WHERE s.run_id = t.id)
+         || ' ' || (SELECT coalesce(md5(string_agg(w.id::text, ',' ORDER BY w.id)), '') FROM paasmon_data_writes w
+                    WHERE w.span && tstzrange(t.started_at - interval '5 minutes',
+                                              coalesce(t.ended_at, 'infinity') + interval '5 minutes', '[]'))
   FROM test_runs t
   WHERE t.id = ANY (run_ids)
 $$;
