@@ -20,6 +20,7 @@ import { startTestDatabase } from '../test/support/database.js';
 import { seedRun } from '../test/support/report-runs.js';
 import { gorouterLine, makeRequests } from '../test/support/router-docs.js';
 import { grow } from './support/scale-history.js';
+import { relationSizes, timeTruncate } from './support/truncate-baseline.js';
 
 const env = (/** @type {string} */ name, /** @type {number} */ fallback) => Number(process.env[name] ?? fallback);
 const ROUTER_ROWS = env('BENCH_SCALE_ROUTER_ROWS', 20_000_000);
@@ -199,6 +200,11 @@ try {
   const marksMs = await median(() =>
     grown.query('SELECT * FROM run_data_marks($1::bigint[])', [`{${old.map((r) => r.id).join(',')}}`]),
   );
+  const { rows: dropped } = await grown.query('SELECT partition FROM paasmon_partitions() WHERE to_ts <= $1', [limit]);
+  const droppedSizes = await relationSizes(
+    grown,
+    dropped.map((r) => String(r.partition)),
+  );
   const bytesBefore = Number((await grown.query('SELECT pg_database_size(current_database()) AS b')).rows[0].b);
   // The same command with --dry-run: starting node, migrate's check and the plan, without the drop.
   const dryStarted = performance.now();
@@ -217,6 +223,13 @@ try {
       `${mib(bytesBefore)} -> ${mib(bytesAfter)} on disk; the same with --dry-run ${dryMs.toFixed(0)} ms`,
   );
   console.log(`  ${prune.stdout.split('\n')[0]}`);
+  const truncateMs = timeTruncate(grown.dir, droppedSizes);
+  const droppedMib = mib(droppedSizes.reduce((a, b) => a + b, 0));
+  console.log(
+    `  prune minus --dry-run: ${(pruneMs - dryMs).toFixed(0)} ms; bare baseline, the kernel truncating ` +
+      `${droppedSizes.length} files of the dropped relations' sizes (${droppedMib}, ` +
+      `in the page cache): ${truncateMs.toFixed(0)} ms`,
+  );
   console.log(
     `  the data marks of those ${old.length} runs (is each one's stored figures current?): ${marksMs.toFixed(1)} ms`,
   );
