@@ -1,5 +1,6 @@
 // A bare baseline for dropping partitions: the kernel giving back files of the sizes of the dropped
-// relations (each table, index and TOAST file), written into the page cache as PostgreSQL's are.
+// relations (each table, index and TOAST file), written into the page cache block by block as
+// PostgreSQL writes them.
 // At commit, PostgreSQL truncates each dropped relation's file to nothing and unlinks it later.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,7 +29,8 @@ export async function relationSizes(db, partitions) {
  * @param {string} dir @param {number[]} sizes @returns {number} ms
  */
 export function timeTruncate(dir, sizes) {
-  const chunk = Buffer.alloc(1 << 20, 1);
+  // In blocks of 8 KiB, as PostgreSQL writes its pages: the page cache then holds them as PostgreSQL's.
+  const chunk = Buffer.alloc(8192, 1);
   const files = sizes.map((bytes, i) => {
     const file = path.join(dir, `relation-${i}`);
     const fd = fs.openSync(file, 'w');
