@@ -185,10 +185,20 @@ try {
   /** @type {Array<[string, string | undefined]>} */
   const clis = [['paasmon', undefined]];
   if (process.env.BENCH_BEFORE_CLI) clis.unshift(['before', process.env.BENCH_BEFORE_CLI]);
+  /** @type {Record<string, number>} paasmon's CPU per document, us */
+  const cpuPerDoc = {};
   for (const [label, cli] of clis) {
     await db.query('TRUNCATE router_requests');
     await db.query('DELETE FROM ingest_checkpoints');
-    await measureIngest(label, cli, { searchRate, copyRate, countedRate });
+    cpuPerDoc[label] = await measureIngest(label, cli, { searchRate, copyRate, countedRate });
+  }
+  // Issue 30 goal 1: at most half the CPU per document of the before build (b0f1632), measured in the same run.
+  if (cpuPerDoc.before) {
+    const [after, before] = [cpuPerDoc.paasmon, cpuPerDoc.before];
+    console.log(
+      `CPU per document vs half of the before build: ${after.toFixed(1)} us vs ${(before / 2).toFixed(1)} us, ` +
+        `paasmon / before = ${(after / before).toFixed(2)} (goal <= 0.50: ${after <= before / 2 ? 'met' : 'not met'})`,
+    );
   }
 } finally {
   await search.stop();
@@ -199,6 +209,7 @@ try {
  * One `paasmon ingest --from --to` of the window, as a process, and its figures.
  * @param {string} label @param {string | undefined} cli another checkout's binary
  * @param {{ searchRate: number, copyRate: number, countedRate: number }} baselines
+ * @returns {Promise<number>} paasmon's CPU per document, us
  */
 async function measureIngest(label, cli, { searchRate, copyRate, countedRate }) {
   const name = `${label} ingest:`.padEnd(25);
@@ -260,4 +271,5 @@ async function measureIngest(label, cli, { searchRate, copyRate, countedRate }) 
     `${label} / min(search read, keyed COPY) = ${(rate / Math.min(searchRate, copyRate)).toFixed(2)}   (goal >= 0.55)`,
   );
   console.log(`${label} / min(search read, counted COPY) = ${(rate / Math.min(searchRate, countedRate)).toFixed(2)}`);
+  return (paasmon / DOCS) * 1e6;
 }
