@@ -112,13 +112,9 @@ BEGIN
                                                      - greatest(b.from_ts, span_first - interval '1 hour'))
                                   / extract(epoch FROM b.to_ts - b.from_ts) END), 0)
   INTO router_rows
-  FROM pg_inherits i
-  JOIN pg_class c ON c.oid = i.inhrelid
-  CROSS JOIN LATERAL regexp_match(pg_get_expr(c.relpartbound, c.oid),
-                                   'FROM \(''([^'']+)''\) TO \(''([^'']+)''\)') m
-  CROSS JOIN LATERAL (SELECT m[1]::timestamptz AS from_ts, m[2]::timestamptz AS to_ts) b
-  WHERE i.inhparent = 'router_requests'::regclass
-    AND (b.from_ts IS NULL
+  FROM paasmon_partition_bounds(ARRAY['router_requests'::regclass]) b
+  JOIN pg_class c ON c.oid = b.partition
+  WHERE (b.from_ts IS NULL
          OR (b.from_ts <= span_last + interval '1 hour' AND b.to_ts >= span_first - interval '1 hour'));
   -- A run small beside the router records is looked up request by request. Not told its count, the
   -- function counts only as far as that threshold here (an INTO query never runs in parallel), and
