@@ -11,10 +11,11 @@
 -- records (fewer requests than a twentieth of them, by the table's statistics) looks each
 -- request's record up (router_record), a cost in proportion to the run. When a correlation id has
 -- a second router record (an app that forwarded the header on a call of its own) the hash join
--- counts the request twice, which the count of joined rows against the run's requests shows: the
--- pass is then made again with the lookups. The rows outside the window are joined
--- too, for that count over the whole run, and left out of every figure by FILTER. With
--- breakdowns, the joined rows are kept (a CTE read three times) instead of joined three times.
+-- counts the request twice, which the count of joined rows against the window's requests shows
+-- (a count of the run's rows in the window, or known_requests when the window is the whole run):
+-- the pass is then made again with the lookups. Only the window's requests are joined, so no
+-- figure needs a per-row condition of its own. With breakdowns, the joined rows are kept (a CTE
+-- read three times) instead of joined three times.
 CREATE OR REPLACE FUNCTION run_request_figures(
   run bigint, from_ts timestamptz DEFAULT '-infinity', to_ts timestamptz DEFAULT 'infinity',
   breakdowns boolean DEFAULT false, known_requests bigint DEFAULT NULL)
@@ -34,33 +35,32 @@ SET parallel_tuple_cost = 0.01
 AS $function$
 DECLARE
   -- %1$s: the join of the router records; %2$s: the breakdowns, or NULLs; %3$s: the check that no
-  -- request was joined twice.
+  -- request of the window was joined twice.
   pass CONSTANT text := $sql$
     WITH j AS (
       SELECT l.started_at, l.duration_ms, l.status, l.error, x.correlation_id IS NOT NULL AS matched, x.path,
-             x.response_time_ms, x.gorouter_time_ms, l.started_at BETWEEN $2 AND $3 AS w
+             x.response_time_ms, x.gorouter_time_ms
       FROM loadgen_requests l %1$s
-      WHERE l.run_id = $1 AND l.started_at BETWEEN $4 AND $5
+      WHERE l.run_id = $1 AND l.started_at BETWEEN $4 AND $5 AND l.started_at BETWEEN $2 AND $3
     ), f AS (
-      SELECT count(*) FILTER (WHERE w) AS requests,
-             count(*) FILTER (WHERE w AND status BETWEEN 1 AND 499) AS successful,
-             count(*) FILTER (WHERE w AND (status = 0 OR status >= 500)) AS errors,
-             count(*) FILTER (WHERE w AND error = 'timeout') AS timeouts,
-             min(started_at) FILTER (WHERE w) AS first_sent,
-             max(started_at + duration_ms * interval '1 millisecond') FILTER (WHERE w) AS last_done,
-             avg(duration_ms) FILTER (WHERE w) AS e2e_mean_ms,
-             percentile_cont(ARRAY[0.50, 0.90, 0.95, 0.99]) WITHIN GROUP (ORDER BY duration_ms) FILTER (WHERE w)
+      SELECT count(*) AS requests,
+             count(*) FILTER (WHERE status BETWEEN 1 AND 499) AS successful,
+             count(*) FILTER (WHERE status = 0 OR status >= 500) AS errors,
+             count(*) FILTER (WHERE error = 'timeout') AS timeouts,
+             min(started_at) AS first_sent,
+             max(started_at + duration_ms * interval '1 millisecond') AS last_done,
+             avg(duration_ms) AS e2e_mean_ms,
+             percentile_cont(ARRAY[0.50, 0.90, 0.95, 0.99]) WITHIN GROUP (ORDER BY duration_ms)
                AS e2e_pct,
-             max(duration_ms) FILTER (WHERE w) AS e2e_max_ms,
-             stddev_samp(duration_ms) FILTER (WHERE w) AS e2e_stddev_ms,
-             count(response_time_ms) FILTER (WHERE w) AS router_records,
-             avg(response_time_ms) FILTER (WHERE w) AS router_mean_ms,
-             percentile_cont(ARRAY[0.50, 0.95, 0.99]) WITHIN GROUP (ORDER BY response_time_ms) FILTER (WHERE w)
+             max(duration_ms) AS e2e_max_ms,
+             stddev_samp(duration_ms) AS e2e_stddev_ms,
+             count(response_time_ms) AS router_records,
+             avg(response_time_ms) AS router_mean_ms,
+             percentile_cont(ARRAY[0.50, 0.95, 0.99]) WITHIN GROUP (ORDER BY response_time_ms)
                AS router_pct,
-             avg(gorouter_time_ms) FILTER (WHERE w) AS gorouter_mean_ms,
-             avg(duration_ms - response_time_ms) FILTER (WHERE w) AS outside_router_mean_ms,
-             avg(response_time_ms - gorouter_time_ms) FILTER (WHERE w) AS behind_router_mean_ms,
-             count(*) AS joined
+             avg(gorouter_time_ms) AS gorouter_mean_ms,
+             avg(duration_ms - response_time_ms) AS outside_router_mean_ms,
+             avg(response_time_ms - gorouter_time_ms) AS behind_router_mean_ms
       FROM j
     )
     SELECT f.requests, f.successful, f.errors, f.timeouts, f.first_sent, f.last_done, f.e2e_mean_ms, f.e2e_pct,
@@ -75,14 +75,14 @@ DECLARE
                               ORDER BY e.requests DESC, e.outcome), '[]')
      FROM (SELECT CASE WHEN status = 0 THEN 'error:' || coalesce(error, 'unknown') ELSE 'status:' || status END
                     AS outcome, status, error, count(*) AS requests
-           FROM j WHERE w AND (status = 0 OR status >= 500) GROUP BY status, error) e),
+           FROM j WHERE status = 0 OR status >= 500 GROUP BY status, error) e),
     (SELECT coalesce(json_agg(json_build_object('run_id', $1, 'path', p.path, 'requests', p.requests,
                                                 'response_time_mean_ms', p.mean, 'response_time_p95_ms', p.p95)
                               ORDER BY p.requests DESC, p.path), '[]')
      FROM (SELECT path, count(*) AS requests, avg(response_time_ms) AS mean,
                   percentile_cont(0.95) WITHIN GROUP (ORDER BY response_time_ms) AS p95,
                   row_number() OVER (ORDER BY count(*) DESC, path) AS busiest
-           FROM j WHERE w AND matched GROUP BY path) p
+           FROM j WHERE matched GROUP BY path) p
      WHERE p.busiest <= 20)
   $sql$;
   lookup CONSTANT text := 'LEFT JOIN LATERAL router_record(l.correlation_id, l.started_at) x ON true';
@@ -112,13 +112,9 @@ BEGIN
                                                      - greatest(b.from_ts, span_first - interval '1 hour'))
                                   / extract(epoch FROM b.to_ts - b.from_ts) END), 0)
   INTO router_rows
-  FROM pg_inherits i
-  JOIN pg_class c ON c.oid = i.inhrelid
-  CROSS JOIN LATERAL regexp_match(pg_get_expr(c.relpartbound, c.oid),
-                                   'FROM \(''([^'']+)''\) TO \(''([^'']+)''\)') m
-  CROSS JOIN LATERAL (SELECT m[1]::timestamptz AS from_ts, m[2]::timestamptz AS to_ts) b
-  WHERE i.inhparent = 'router_requests'::regclass
-    AND (b.from_ts IS NULL
+  FROM paasmon_partition_bounds(ARRAY['router_requests'::regclass]) b
+  JOIN pg_class c ON c.oid = b.partition
+  WHERE (b.from_ts IS NULL
          OR (b.from_ts <= span_last + interval '1 hour' AND b.to_ts >= span_first - interval '1 hour'));
   -- A run small beside the router records is looked up request by request. Not told its count, the
   -- function counts only as far as that threshold here (an INTO query never runs in parallel), and
@@ -131,13 +127,15 @@ BEGIN
   by_lookup := coalesce(run_requests, counted) * 20 < router_rows;
   -- RETURN QUERY rather than EXECUTE ... INTO: a query run for INTO never gets parallel workers.
   -- The hash pass returns no row when some request has two router records (joined rows beyond
-  -- the run's requests): only the first counts, so the pass is then made with the lookups.
+  -- the window's requests): only the first counts, so the pass is then made with the lookups.
   RETURN QUERY EXECUTE format(pass, CASE WHEN by_lookup THEN lookup ELSE hash_join END,
                               CASE WHEN breakdowns THEN breakdown ELSE 'NULL::json, NULL::json' END,
                               CASE WHEN by_lookup THEN 'true'
-                                   WHEN run_requests IS NOT NULL THEN 'f.joined <= $6'
-                                   ELSE 'f.joined <= (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = $1
-                                                        AND l.started_at BETWEEN $4 AND $5)' END)
+                                   WHEN run_requests IS NOT NULL AND from_ts = '-infinity' AND to_ts = 'infinity'
+                                     THEN 'f.requests <= $6'
+                                   ELSE 'f.requests <= (SELECT count(*) FROM loadgen_requests l WHERE l.run_id = $1
+                                                        AND l.started_at BETWEEN $4 AND $5
+                                                        AND l.started_at BETWEEN $2 AND $3)' END)
     USING run, from_ts, to_ts, span_first, span_last, run_requests;
   GET DIAGNOSTICS returned = ROW_COUNT;
   IF returned = 0 THEN
