@@ -2,6 +2,7 @@
 // The agent counts any 2xx as delivered and retries anything else (https.go, https_batch.go), so
 // 503 with the buffer full loses nothing.
 import crypto from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { messageBounds, messagesOf } from './rfc5424.js';
 
 /**
@@ -13,6 +14,12 @@ import { messageBounds, messagesOf } from './rfc5424.js';
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** Well under the agent's 20 s read timeout (https.go httpClient). */
 const HOLD_WHEN_FULL_MS = 3000;
+/**
+ * Messages of a body parsed per turn of the event loop: a whole body parsed at once would keep
+ * PostgreSQL's answers to the page writes waiting that long, and the writes (several round trips
+ * each) would fall behind the intake.
+ */
+export const MESSAGES_PER_TURN = 200;
 
 /**
  * Constant-time token check: both sides are hashed first, so neither the content nor the length of
@@ -75,14 +82,29 @@ export function createDrainHandler({ token, receiver, log }) {
     // write in flight usually makes room. Still full (the database is down), the body is refused
     // with 503 and the agent sends it again after its backoff.
     if (receiver.room === 0 && !(await receiver.waitForRoom(HOLD_WHEN_FULL_MS))) {
-      receiver.refuse(count);
-      res
-        .writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' })
-        .end('drain buffer full (database unreachable?); send again\n');
-      return;
+      return refuseBody(res, receiver, count);
     }
-    const accepted = receiver.offer(messagesOf(body, bounds));
+    let accepted = 0;
+    for (let from = 0; from < count; from += MESSAGES_PER_TURN) {
+      if (from > 0) await nextTurn();
+      // Shutting down meanwhile: the rest is refused, and the agent sends the body again (what was taken
+      // is written at close, and not twice).
+      if (receiver.closed) return refuseBody(res, receiver, count - from);
+      accepted += receiver.offer(messagesOf(body, bounds, from, Math.min(count, from + MESSAGES_PER_TURN)));
+    }
     log.trace({ messages: count, accepted }, 'drain: http body');
     res.writeHead(204).end();
   };
+}
+
+/**
+ * 503: the agent sends the body again after its backoff.
+ * @param {import('node:http').ServerResponse} res @param {import('./receiver.js').DrainReceiver} receiver
+ * @param {number} messages how many of the body's messages were not taken
+ */
+function refuseBody(res, receiver, messages) {
+  receiver.refuse(messages);
+  res
+    .writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' })
+    .end('drain buffer full (database unreachable?); send again\n');
 }

@@ -67,6 +67,10 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
   const leftOut = (error) => (tally('rejected', DRAIN.BAD_VALUE), log.warn({ reason: error.message }, 'not stored'));
 
   return {
+    /** Closed (shutting down): nothing more is taken. */
+    get closed() {
+      return closed;
+    },
     /** Room for this many more records. */
     get room() {
       return room();
@@ -87,14 +91,8 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
     /** A frame that never became a message (TCP framing). @param {string} reason */
     rejectFrame: (reason) => tally('rejected', reason),
     /** Messages answered 503. @param {number} n */
-    refuse(n) {
-      counts.refused += n;
-      metrics?.count('refused', DRAIN.BUFFER_FULL, n);
-    },
-    unauthorized() {
-      counts.unauthorized += 1;
-      metrics?.count('unauthorized', '', 1);
-    },
+    refuse: (n) => ((counts.refused += n), metrics?.count('refused', DRAIN.BUFFER_FULL, n)),
+    unauthorized: () => ((counts.unauthorized += 1), metrics?.count('unauthorized', '', 1)),
     /** Calls `listener` whenever a write made room. @param {() => void} listener */
     onRoom: (listener) => events.on('room', listener),
     /**
