@@ -1,7 +1,8 @@
 // POST /drain (collector/sources/syslog-drain/http.js) over a real HTTP server, with a stand-in
 // receiver: a body is parsed a slice at a time (the event loop turns between slices, so that
 // PostgreSQL's answers to the page writes are read meanwhile), and a shutdown in the middle of a
-// body refuses the rest with 503 (the agent sends the body again; what was taken is not stored twice).
+// body, or a buffer still full after the hold, refuses the rest with 503 (the agent sends the body
+// again; what was taken is not stored twice).
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';
@@ -14,7 +15,7 @@ const TOKEN = 'unit-drain-token';
 const MESSAGES = 1000;
 
 /** A receiver that takes everything and notes each offer's size and the event-loop turns between offers. */
-function standInReceiver({ closeAfterOffers = Infinity } = {}) {
+function standInReceiver({ closeAfterOffers = Infinity, fullAfterOffers = Infinity } = {}) {
   const seen = { offers: /** @type {number[]} */ ([]), turnsBetween: 0, refused: 0, closed: false };
   let turns = 0;
   const tick = () => {
@@ -25,7 +26,9 @@ function standInReceiver({ closeAfterOffers = Infinity } = {}) {
     seen,
     startTicking: () => setImmediate(tick),
     receiver: {
-      room: 1_000_000,
+      get room() {
+        return seen.offers.length >= fullAfterOffers ? 0 : 1_000_000;
+      },
       get closed() {
         return seen.closed;
       },
@@ -40,7 +43,7 @@ function standInReceiver({ closeAfterOffers = Infinity } = {}) {
       },
       refuse: (/** @type {number} */ n) => void (seen.refused += n),
       unauthorized() {},
-      waitForRoom: async () => true,
+      waitForRoom: async () => seen.offers.length < fullAfterOffers,
     },
   };
 }
@@ -91,5 +94,12 @@ describe('POST /drain: a body parsed a slice at a time', () => {
     assert.equal(await postBody(receiver), 503);
     assert.deepEqual(seen.offers, [MESSAGES_PER_TURN]);
     assert.equal(seen.refused, MESSAGES - MESSAGES_PER_TURN);
+  });
+
+  it('holds a body whose buffer fills in its middle, then refuses the rest with 503', async () => {
+    const { seen, receiver } = standInReceiver({ fullAfterOffers: 2 });
+    assert.equal(await postBody(receiver), 503);
+    assert.deepEqual(seen.offers, [MESSAGES_PER_TURN, MESSAGES_PER_TURN]);
+    assert.equal(seen.refused, MESSAGES - 2 * MESSAGES_PER_TURN);
   });
 });

@@ -80,16 +80,15 @@ export function createDrainHandler({ token, receiver, log }) {
     const count = bounds.length / 2;
     // A full buffer first holds the answer a moment (back-pressure, as TCP gets by not reading): a
     // write in flight usually makes room. Still full (the database is down), the body is refused
-    // with 503 and the agent sends it again after its backoff.
-    if (receiver.room === 0 && !(await receiver.waitForRoom(HOLD_WHEN_FULL_MS))) {
-      return refuseBody(res, receiver, count);
-    }
+    // with 503 and the agent sends it again after its backoff; what was taken of it is not stored twice.
+    // Checked before each slice: bodies parsed side by side pass the bound by a slice each, not a body.
     let accepted = 0;
     for (let from = 0; from < count; from += MESSAGES_PER_TURN) {
       if (from > 0) await nextTurn();
-      // Shutting down meanwhile: the rest is refused, and the agent sends the body again (what was taken
-      // is written at close, and not twice).
       if (receiver.closed) return refuseBody(res, receiver, count - from);
+      if (receiver.room === 0 && !(await receiver.waitForRoom(HOLD_WHEN_FULL_MS))) {
+        return refuseBody(res, receiver, count - from);
+      }
       accepted += receiver.offer(messagesOf(body, bounds, from, Math.min(count, from + MESSAGES_PER_TURN)));
     }
     log.trace({ messages: count, accepted }, 'drain: http body');

@@ -76,8 +76,9 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
       return room();
     },
     /**
-     * Parses and buffers messages. The caller checks `room` first (HTTP) or stops reading when it
-     * is 0 (TCP): a body may take the buffer past the limit by its own size, never more.
+     * Parses and buffers messages. The caller checks `room` first (HTTP, before each slice of a body)
+     * or stops reading when it is 0 (TCP): a slice or a chunk may take the buffer past the limit by
+     * its own size, never more.
      * @param {Iterable<string>} messages
      */
     offer(messages) {
