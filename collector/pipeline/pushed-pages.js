@@ -7,6 +7,9 @@ import { DRAIN_BATCH_ROWS, DRAIN_FLUSH_INTERVAL_MS, DRAIN_SCHEMA_WAIT_MS } from 
 import { createPageEncoder, createPageWriter } from '../../exporters/postgres/page-writer.js';
 import { createPostgresSink } from '../../exporters/postgres/sink.js';
 
+/** Pages written at once: the next page's COPY overlaps the last one's commit and the parsing. */
+const DRAIN_PAGES_IN_FLIGHT = 2;
+
 /** @typedef {import('../../core/types.js').PaasmonRecord} PaasmonRecord */
 /** @typedef {import('../../core/types.js').EncodedRows} EncodedRows */
 
@@ -142,7 +145,7 @@ function createOpenPage(observe) {
 export function pushedPages({ pool, schemaReady, log, backoff }) {
   return ({ maxBuffered, observe, onStored, onPending }) => {
     const writeRouterPage = createPageWriter(pool);
-    /** What to observe of each page the sink holds, until it is stored. */
+    /** What to observe of each page the sink holds, until it is stored (and the page let go). */
     const observations = /** @type {WeakMap<EncodedRows, PaasmonRecord[]>} */ (new WeakMap());
     const open = createOpenPage(observe);
     const sink = createPostgresSink({
@@ -150,13 +153,13 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
       log,
       maxBuffered,
       batchRows: DRAIN_BATCH_ROWS,
+      maxInFlight: DRAIN_PAGES_IN_FLIGHT,
       backoff,
       writePage: async (page) => {
         await schema.inPlace();
         const inserted = await writeRouterPage({ ...page, countOnly: !observe, observedByCaller: observe });
         const rows = page.encoded?.rows ?? page.records.length;
         const observed = page.encoded && observations.get(page.encoded);
-        if (page.encoded) observations.delete(page.encoded);
         // All rows new: the page's own records are the ones inserted; else the writer read them back.
         onStored(rows, observed && inserted.count === rows ? { ...inserted, records: observed } : inserted);
         // What came in during this write is the next page, taken by the write loop at once.
@@ -173,12 +176,12 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
       sink.writeEncoded(kind, encoded);
     };
     /**
-     * While a page is written, the open one keeps filling (it is sealed when that write ends, or
-     * full): sealing it on every flush would write pages of a few rows.
+     * While DRAIN_PAGES_IN_FLIGHT pages are written, the open one keeps filling (it is sealed when a
+     * write ends, or full): sealing it on every flush would write pages of a few rows.
      * @type {import('../../core/types.js').Intake['flush']}
      */
     const flush = (options) => {
-      if (options?.force || sink.writesInFlight === 0) seal();
+      if (options?.force || sink.writesInFlight < DRAIN_PAGES_IN_FLIGHT) seal();
       return sink.flush(options);
     };
     const timer = setInterval(() => void flush(), DRAIN_FLUSH_INTERVAL_MS);

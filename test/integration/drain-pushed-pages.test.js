@@ -1,7 +1,7 @@
 // The drain's page path (collector/pipeline/pushed-pages.js) into a real PostgreSQL and the
 // Prometheus sink: pages whose rows are all new are observed from what the intake kept, without
 // reading the rows back; a retransmitted batch is stored and observed once; a record whose value
-// its column cannot hold is left out, not its page.
+// its column cannot hold is left out, not its page; two pages are written at once.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
@@ -13,6 +13,7 @@ import { createPrometheusSink } from '../../exporters/prometheus.js';
 import { startTestDatabase } from '../support/database.js';
 import { gorouterLine, makeRequests } from '../support/router-docs.js';
 import { logMessage, rtrEnvelope } from '../support/syslog-agent-standin.js';
+import { DRAIN_BATCH_ROWS } from '../../core/tunables.js';
 
 const log = pino({ level: 'silent' });
 
@@ -111,6 +112,62 @@ describe('drain page path: stored and observed once', () => {
       });
     } finally {
       await intake.close();
+    }
+  });
+
+  it('writes two pages at once: the next page is copied while the last one commits', async () => {
+    const wide = new pg.Pool({ connectionString: db.url, max: 4 });
+    wide.on('error', () => {});
+    // COPY transactions open at once, seen through the pool: each COMMIT held a moment so that overlaps show.
+    const open = { now: 0, most: 0 };
+    const watched = /** @type {pg.Pool} */ (
+      /** @type {unknown} */ ({
+        query: (/** @type {any[]} */ ...args) => /** @type {any} */ (wide.query)(...args),
+        async connect() {
+          const client = /** @type {any} */ (await wide.connect());
+          if (!client.watched) {
+            const query = client.query.bind(client);
+            let copying = false;
+            client.query = (/** @type {any} */ what, /** @type {any[]} */ ...rest) => {
+              // A COPY is a stream, not text.
+              if (typeof what !== 'string' && !copying) open.most = Math.max(open.most, (open.now += 1));
+              if (typeof what !== 'string') copying = true;
+              if (what !== 'COMMIT' || !copying) return query(what, ...rest);
+              return (async () => {
+                await new Promise((resolve) => setTimeout(resolve, 300));
+                const done = await query(what, ...rest);
+                open.now -= 1;
+                copying = false;
+                return done;
+              })();
+            };
+            client.watched = true;
+          }
+          return client;
+        },
+      })
+    );
+    let stored = 0;
+    const intake = pushedPages({ pool: watched, log })({
+      maxBuffered: 100_000,
+      observe: false,
+      onStored: (records) => void (stored += records),
+      onPending: () => {},
+    });
+    const truth = makeRequests(3 * DRAIN_BATCH_ROWS, Date.parse('2026-11-23T09:00:00Z'), 60_000, 'in-flight');
+    const rowCount = async () => (await db.query('SELECT count(*)::int AS n FROM router_requests')).rows[0].n;
+    const before = await rowCount();
+    try {
+      for (let page = 0; page < 3; page++)
+        intake.write(recordsOf(truth.slice(page * DRAIN_BATCH_ROWS, (page + 1) * DRAIN_BATCH_ROWS)), assert.fail);
+      await intake.flush({ force: true });
+      await intake.flush({ force: true });
+      assert.equal(stored, 3 * DRAIN_BATCH_ROWS);
+      assert.equal(open.most, 2, 'two pages in flight, never more');
+      assert.equal(await rowCount(), before + 3 * DRAIN_BATCH_ROWS);
+    } finally {
+      await intake.close();
+      await wide.end();
     }
   });
 });

@@ -2,6 +2,7 @@
 // The agent counts any 2xx as delivered and retries anything else (https.go, https_batch.go), so
 // 503 with the buffer full loses nothing.
 import crypto from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { messageBounds, messagesOf } from './rfc5424.js';
 
 /**
@@ -13,6 +14,12 @@ import { messageBounds, messagesOf } from './rfc5424.js';
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** Well under the agent's 20 s read timeout (https.go httpClient). */
 const HOLD_WHEN_FULL_MS = 3000;
+/**
+ * Messages of a body parsed per turn of the event loop: a whole body parsed at once would keep
+ * PostgreSQL's answers to the page writes waiting that long, and the writes (several round trips
+ * each) would fall behind the intake.
+ */
+export const MESSAGES_PER_TURN = 200;
 
 /**
  * Constant-time token check: both sides are hashed first, so neither the content nor the length of
@@ -73,16 +80,30 @@ export function createDrainHandler({ token, receiver, log }) {
     const count = bounds.length / 2;
     // A full buffer first holds the answer a moment (back-pressure, as TCP gets by not reading): a
     // write in flight usually makes room. Still full (the database is down), the body is refused
-    // with 503 and the agent sends it again after its backoff.
-    if (receiver.room === 0 && !(await receiver.waitForRoom(HOLD_WHEN_FULL_MS))) {
-      receiver.refuse(count);
-      res
-        .writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' })
-        .end('drain buffer full (database unreachable?); send again\n');
-      return;
+    // with 503 and the agent sends it again after its backoff; what was taken of it is not stored twice.
+    // Checked before each slice: bodies parsed side by side pass the bound by a slice each, not a body.
+    let accepted = 0;
+    for (let from = 0; from < count; from += MESSAGES_PER_TURN) {
+      if (from > 0) await nextTurn();
+      if (receiver.closed) return refuseBody(res, receiver, count - from);
+      if (receiver.room === 0 && !(await receiver.waitForRoom(HOLD_WHEN_FULL_MS))) {
+        return refuseBody(res, receiver, count - from);
+      }
+      accepted += receiver.offer(messagesOf(body, bounds, from, Math.min(count, from + MESSAGES_PER_TURN)));
     }
-    const accepted = receiver.offer(messagesOf(body, bounds));
     log.trace({ messages: count, accepted }, 'drain: http body');
     res.writeHead(204).end();
   };
+}
+
+/**
+ * 503: the agent sends the body again after its backoff.
+ * @param {import('node:http').ServerResponse} res @param {import('./receiver.js').DrainReceiver} receiver
+ * @param {number} messages how many of the body's messages were not taken
+ */
+function refuseBody(res, receiver, messages) {
+  receiver.refuse(messages);
+  res
+    .writeHead(503, { 'Retry-After': '1', 'Content-Type': 'text/plain' })
+    .end('drain buffer full (database unreachable?); send again\n');
 }

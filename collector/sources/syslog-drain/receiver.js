@@ -67,13 +67,18 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
   const leftOut = (error) => (tally('rejected', DRAIN.BAD_VALUE), log.warn({ reason: error.message }, 'not stored'));
 
   return {
+    /** Closed (shutting down): nothing more is taken. */
+    get closed() {
+      return closed;
+    },
     /** Room for this many more records. */
     get room() {
       return room();
     },
     /**
-     * Parses and buffers messages. The caller checks `room` first (HTTP) or stops reading when it
-     * is 0 (TCP): a body may take the buffer past the limit by its own size, never more.
+     * Parses and buffers messages. The caller checks `room` first (HTTP, before each slice of a body)
+     * or stops reading when it is 0 (TCP): a slice or a chunk may take the buffer past the limit by
+     * its own size, never more.
      * @param {Iterable<string>} messages
      */
     offer(messages) {
@@ -87,14 +92,8 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
     /** A frame that never became a message (TCP framing). @param {string} reason */
     rejectFrame: (reason) => tally('rejected', reason),
     /** Messages answered 503. @param {number} n */
-    refuse(n) {
-      counts.refused += n;
-      metrics?.count('refused', DRAIN.BUFFER_FULL, n);
-    },
-    unauthorized() {
-      counts.unauthorized += 1;
-      metrics?.count('unauthorized', '', 1);
-    },
+    refuse: (n) => ((counts.refused += n), metrics?.count('refused', DRAIN.BUFFER_FULL, n)),
+    unauthorized: () => ((counts.unauthorized += 1), metrics?.count('unauthorized', '', 1)),
     /** Calls `listener` whenever a write made room. @param {() => void} listener */
     onRoom: (listener) => events.on('room', listener),
     /**

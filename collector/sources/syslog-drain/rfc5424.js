@@ -141,10 +141,11 @@ export function messageBounds(body) {
  * megabyte, allocated in the old generation) or all its messages at once would outlive many
  * collections of the young generation while the body is parsed.
  * @param {Buffer} body @param {number[]} bounds messageBounds(body)
+ * @param {number} [from] the first message's index @param {number} [to] the index after the last message
  * @returns {Generator<string>}
  */
-export function* messagesOf(body, bounds) {
-  for (let i = 0; i < bounds.length; i += 2) yield body.toString('utf8', bounds[i], bounds[i + 1]);
+export function* messagesOf(body, bounds, from = 0, to = bounds.length / 2) {
+  for (let i = 2 * from; i < 2 * to; i += 2) yield body.toString('utf8', bounds[i], bounds[i + 1]);
 }
 
 /** The messages of an HTTPS drain body, as strings. @param {Buffer} body @returns {string[]} */
