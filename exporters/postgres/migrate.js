@@ -46,7 +46,7 @@ export function viewFiles() {
 async function migrationsPending(query) {
   const { rows } = await query('SELECT to_regclass($1) IS NOT NULL AS present', [MIGRATIONS_TABLE]);
   if (!rows[0].present) return true;
-  const applied = (await query(`SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY id`)).rows.map(
+  const applied = (await query('SELECT name FROM paasmon_migrations ORDER BY id')).rows.map(
     (/** @type {any} */ r) => r.name,
   );
   const files = fs
