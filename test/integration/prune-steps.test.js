@@ -3,10 +3,12 @@
 // find nothing to do) and still applies sql/views; prune settles the default partitions no second
 // time (its caller's migrate or upkeep round did) and reports how long each of its steps took.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { PG_MIGRATE_LOCK_ID } from 'node-pg-migrate';
+import { PG_MIGRATE_LOCK_ID, runner } from 'node-pg-migrate';
+import pg from 'pg';
 import pino from 'pino';
-import { MIGRATE_LOCK_ID, migrate } from '../../exporters/postgres/migrate.js';
+import { MIGRATE_LOCK_ID, MIGRATIONS_DIR, migrate } from '../../exporters/postgres/migrate.js';
 import { prune } from '../../exporters/postgres/retention.js';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
@@ -73,11 +75,28 @@ test('migrate of an up-to-date database runs no migration runner, and still puts
   );
   assert.equal((await db.query('SELECT student_t_975(1) AS t')).rows[0].t, 12.706205, 'the view file applied');
 
-  // A migration missing from the table (a database of an earlier release): the runner applies it.
-  await db.query(`DELETE FROM paasmon_migrations WHERE name = (SELECT max(name) FROM paasmon_migrations)`);
-  const pending = keptLog();
-  const applied = await migrate(db.pool, pending.log);
-  assert.equal(applied.length, 1);
+  // A database of an earlier release, its last migration not applied yet: the runner applies it.
+  await db.query('CREATE DATABASE earlier');
+  const earlier = new pg.Pool({ connectionString: db.url.replace(/\/postgres$/, '/earlier'), max: 2 });
+  try {
+    const files = fs.readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql'));
+    const client = await earlier.connect();
+    try {
+      const options = { dir: MIGRATIONS_DIR, migrationsTable: 'paasmon_migrations', log: () => {} };
+      await runner({ dbClient: /** @type {any} */ (client), direction: 'up', count: files.length - 1, ...options });
+    } finally {
+      client.release();
+    }
+    const applied = await migrate(earlier, pino({ level: 'silent' }));
+    assert.deepEqual(applied, [
+      files
+        .sort()
+        .at(-1)
+        ?.replace(/\.sql$/, ''),
+    ]);
+  } finally {
+    await earlier.end();
+  }
 });
 
 test('prune settles no partition itself, stores the figures first and reports the ms of each step', async () => {
