@@ -4,6 +4,7 @@
 // as the bench left them (written moments before, in the page cache), and as in a real database,
 // where days past a retention limit were written and checkpointed long ago (CHECKPOINT, sync, their
 // files' pages given back to the kernel before the prune).
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { runCli } from '../../test/support/cli.js';
 import { cachedBytes, dropFromCache, relationFiles } from './page-cache.js';
@@ -32,6 +33,12 @@ const stepList = (steps) =>
   Object.entries(steps ?? {})
     .map(([name, ms]) => `${name} ${ms}`)
     .join(', ');
+
+/** A directory's file system and mount options (online `discard` slows truncation). @param {string} dir */
+function mountOf(dir) {
+  const run = spawnSync('findmnt', ['-no', 'FSTYPE,OPTIONS', '-T', dir], { encoding: 'utf8' });
+  return run.status === 0 ? run.stdout.trim() : 'unknown (no findmnt)';
+}
 
 /** Dirty pages of the whole machine, from /proc/meminfo. */
 function dirtyMib() {
@@ -88,6 +95,7 @@ export async function timePrune(db, { limit, uncache, label }) {
     `  old partitions' files: ${setting}; cached at the prune: ` +
       `${cached === undefined ? 'unknown (no fincore)' : mib(cached)} of ${mib(total)}; machine's dirty pages ${dirty}`,
   );
+  console.log(`  the data directory's file system: ${mountOf(db.dir)}`);
   console.log(`  steps, ms: migrate (${stepList(steps.migrate)}); prune (${stepList(steps.prune)})`);
   console.log(
     `  bare baseline, the kernel truncating ${sizes.length} files of the dropped relations' sizes ` +
