@@ -3,9 +3,14 @@
 // INSERT ... SELECT generate_series), next to an empty one: keyed COPY and `paasmon ingest --file`
 // rates into each, the report data and run_summary of one BENCH_RUN_REQUESTS-request run in each,
 // `paasmon prune` of BENCH_PRUNE_DAYS days with the bytes on disk before and after, and bytes on
-// disk per stored request (table + indexes) next to its raw CSV size.
+// disk per stored request (table + indexes) next to its raw CSV size. The write rates are timed in
+// BENCH_SCALE_ROUNDS rounds, empty and grown one after the other (the order turning each round).
+// With BENCH_PRUNE_CACHED=1 (the default) the history holds BENCH_PRUNE_DAYS more days, pruned
+// first as the bench left them (in the page cache); the goal's prune then drops the oldest
+// BENCH_PRUNE_DAYS of the BENCH_SCALE_DAYS left, their pages given back to the kernel first.
 // Run: npm run bench -- scale   (BENCH_SCALE_ROUTER_ROWS=20000000 BENCH_SCALE_LOADGEN_ROWS=20000000
-// BENCH_SCALE_DAYS=30 BENCH_PRUNE_DAYS=10 BENCH_COPY_ROWS=200000 BENCH_RUN_REQUESTS=10000 BENCH_REPEAT=5)
+// BENCH_SCALE_DAYS=30 BENCH_PRUNE_DAYS=10 BENCH_COPY_ROWS=200000 BENCH_RUN_REQUESTS=10000 BENCH_REPEAT=5
+// BENCH_SCALE_ROUNDS=5 BENCH_PRUNE_CACHED=1)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +25,7 @@ import { startTestDatabase } from '../test/support/database.js';
 import { seedRun } from '../test/support/report-runs.js';
 import { gorouterLine, makeRequests } from '../test/support/router-docs.js';
 import { grow } from './support/scale-history.js';
-import { relationSizes, timeTruncate } from './support/truncate-baseline.js';
+import { timePrune } from './support/scale-prune.js';
 
 const env = (/** @type {string} */ name, /** @type {number} */ fallback) => Number(process.env[name] ?? fallback);
 const ROUTER_ROWS = env('BENCH_SCALE_ROUTER_ROWS', 20_000_000);
@@ -30,6 +35,10 @@ const PRUNE_DAYS = env('BENCH_PRUNE_DAYS', 10);
 const COPY_ROWS = env('BENCH_COPY_ROWS', 200_000);
 const RUN_REQUESTS = env('BENCH_RUN_REQUESTS', 10_000);
 const REPEAT = env('BENCH_REPEAT', 5);
+const ROUNDS = env('BENCH_SCALE_ROUNDS', 5);
+const CACHED_CASE = process.env.BENCH_PRUNE_CACHED !== '0';
+/** Days of history: the cached setting's prune takes the oldest PRUNE_DAYS of them first. */
+const GROWN_DAYS = DAYS + (CACHED_CASE ? PRUNE_DAYS : 0);
 /** History days loaded at once. */
 const JOBS = env('BENCH_SCALE_JOBS', 2);
 const DAY_MS = 86_400_000;
@@ -70,60 +79,89 @@ function copyRecords(seed) {
 }
 
 /**
- * Keyed COPY rate, `paasmon ingest --file` rate, report data and run_summary of one run: the
- * figures to compare between the empty and the grown database.
- * @param {Awaited<ReturnType<typeof startTestDatabase>>} db @param {string} name
+ * Keyed COPY rate and `paasmon ingest --file` rate of one round, rows of keys of their own.
+ * @param {Awaited<ReturnType<typeof startTestDatabase>>} db @param {string} seed
  */
-async function measure(db, name) {
+async function writeRates(db, seed) {
   const spec = TABLE_OF_KIND.router_request;
-  const records = copyRecords(name);
+  const records = copyRecords(seed);
   const copyStarted = performance.now();
   for (let i = 0; i < records.length; i += 5000) {
     const batch = binaryRows(spec, records.slice(i, i + 5000));
     await inTransaction(db.pool, (client) => copyInsert(client, spec, /** @type {any} */ (batch), { readBack: false }));
   }
   const copyRate = records.length / ((performance.now() - copyStarted) / 1000);
-
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-scale-'));
   try {
     const file = path.join(dir, 'gorouter.log');
-    const lines = makeRequests(COPY_ROWS, today + 7_200_000, 3_600_000, `ingest ${name}`).map(gorouterLine);
+    const lines = makeRequests(COPY_ROWS, today + 7_200_000, 3_600_000, `ingest ${seed}`).map(gorouterLine);
     fs.writeFileSync(file, `${lines.join('\n')}\n`);
     const ingestStarted = performance.now();
-    const ingest = await runCli(
-      ['ingest', '--file', file, '--app', 'shop'],
-      { DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
-      {
-        timeoutMs: 1_800_000,
-      },
-    );
+    const env = { DATABASE_URL: db.url, LOG_LEVEL: 'warn' };
+    const ingest = await runCli(['ingest', '--file', file, '--app', 'shop'], env, { timeoutMs: 1_800_000 });
     if (ingest.code !== 0) throw new Error(`paasmon ingest failed: ${ingest.stderr}`);
-    const ingestRate = lines.length / ((performance.now() - ingestStarted) / 1000);
-
-    const runId = await seedRun(db.query, {
-      label: `measured ${name}`,
-      // An app of its own: the history's samples and router records of 'shop' would change its figures.
-      app: 'measured',
-      instances: 2,
-      coresPerInstance: 2,
-      start: new Date(today + 10_800_000),
-      spanS: 60,
-      successful: RUN_REQUESTS - 10,
-      serverErrors: 10,
-      durationSql: '1 + (i::bigint * 7919 % 1000) / 50.0',
-      cpuPolls: [150, 170],
-    });
-    await db.query('ANALYZE');
-    const reportMs = await median(() => compareRuns(db.pool, [runId], { recompute: true }));
-    const summaryMs = await median(() => db.query('SELECT * FROM run_summary WHERE run_id = $1', [runId]));
-    if (process.env.BENCH_SCALE_EXPLAIN) {
-      const plan = await db.query('EXPLAIN (ANALYZE, BUFFERS) SELECT * FROM run_summary WHERE run_id = $1', [runId]);
-      console.log(`run_summary in the ${name} database:\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
-    }
-    return { copyRate, ingestRate, reportMs, summaryMs };
+    return { copyRate, ingestRate: lines.length / ((performance.now() - ingestStarted) / 1000) };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The report data and run_summary of one new run: the figures to compare between the empty and
+ * the grown database.
+ * @param {Awaited<ReturnType<typeof startTestDatabase>>} db @param {string} name
+ */
+async function readTimes(db, name) {
+  const runId = await seedRun(db.query, {
+    label: `measured ${name}`,
+    // An app of its own: the history's samples and router records of 'shop' would change its figures.
+    app: 'measured',
+    instances: 2,
+    coresPerInstance: 2,
+    start: new Date(today + 10_800_000),
+    spanS: 60,
+    successful: RUN_REQUESTS - 10,
+    serverErrors: 10,
+    durationSql: '1 + (i::bigint * 7919 % 1000) / 50.0',
+    cpuPolls: [150, 170],
+  });
+  await db.query('ANALYZE');
+  const reportMs = await median(() => compareRuns(db.pool, [runId], { recompute: true }));
+  const summaryMs = await median(() => db.query('SELECT * FROM run_summary WHERE run_id = $1', [runId]));
+  if (process.env.BENCH_SCALE_EXPLAIN) {
+    const plan = await db.query('EXPLAIN (ANALYZE, BUFFERS) SELECT * FROM run_summary WHERE run_id = $1', [runId]);
+    console.log(`run_summary in the ${name} database:\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
+  }
+  return { reportMs, summaryMs };
+}
+
+/** @param {number[]} values */
+const middle = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * The write rates in ROUNDS rounds, empty and grown back to back (who goes first turning each
+ * round): per round the ratio grown / empty, then the median and the spread of those ratios.
+ * @param {any} emptyDb @param {any} grownDb
+ */
+async function writeRounds(emptyDb, grownDb) {
+  /** @type {any[]} */
+  const rounds = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? ['empty', 'grown'] : ['grown', 'empty'];
+    /** @type {any} */
+    const rates = {};
+    for (const name of order) rates[name] = await writeRates(name === 'empty' ? emptyDb : grownDb, `${name} ${round}`);
+    rounds.push(rates);
+  }
+  return ['copyRate', 'ingestRate'].map((key) => {
+    const ratios = rounds.map((r) => r.grown[key] / r.empty[key]);
+    return {
+      empty: middle(rounds.map((r) => r.empty[key])),
+      grown: middle(rounds.map((r) => r.grown[key])),
+      ratio: middle(ratios),
+      spread: `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`,
+    };
+  });
 }
 
 /** Bytes of one table's rows as CSV (COPY ... TO STDOUT), sampled. @param {any} db @param {string} table */
@@ -146,7 +184,9 @@ try {
   await migrate(empty.pool, silent);
   await migrate(grown.pool, silent);
   const growStarted = performance.now();
-  await grow(grown, { routerRows: ROUTER_ROWS, loadgenRows: LOADGEN_ROWS, days: DAYS, jobs: JOBS, today });
+  const perDay = (/** @type {number} */ rows) => Math.round((rows / DAYS) * GROWN_DAYS);
+  const size = { routerRows: perDay(ROUTER_ROWS), loadgenRows: perDay(LOADGEN_ROWS), days: GROWN_DAYS };
+  await grow(grown, { ...size, jobs: JOBS, today });
   const sizes = (
     await grown.query(
       `SELECT (SELECT count(*) FROM router_requests)::bigint AS router,
@@ -157,7 +197,7 @@ try {
   ).rows[0];
   console.log(
     `grown database: ${sizes.router} router rows, ${sizes.loadgen} load-generator rows, ${sizes.samples} instance ` +
-      `samples in ${sizes.partitions} partitions over ${DAYS} days, ${mib(Number(sizes.bytes))} on disk ` +
+      `samples in ${sizes.partitions} partitions over ${GROWN_DAYS} days, ${mib(Number(sizes.bytes))} on disk ` +
       `(built in ${((performance.now() - growStarted) / 1000).toFixed(0)} s)`,
   );
   const perRequest = (
@@ -169,80 +209,65 @@ try {
   const csvRouter = await csvBytesPerRow(grown, 'router_requests');
   const csvLoadgen = await csvBytesPerRow(grown, 'loadgen_requests');
 
-  const a = await measure(empty, 'empty');
-  const b = await measure(grown, 'grown');
-
+  const [copy, ingest] = await writeRounds(empty, grown);
+  const a = await readTimes(empty, 'empty');
+  const b = await readTimes(grown, 'grown');
   const rows = [
-    ['keyed COPY, router rows/s', a.copyRate, b.copyRate, b.copyRate / a.copyRate, '>= 0.9'],
-    ['paasmon ingest --file, lines/s', a.ingestRate, b.ingestRate, b.ingestRate / a.ingestRate, '>= 0.9'],
+    ['keyed COPY, router rows/s', copy.empty, copy.grown, copy.ratio, '>= 0.9', copy.spread],
+    ['paasmon ingest --file, lines/s', ingest.empty, ingest.grown, ingest.ratio, '>= 0.9', ingest.spread],
     [`report data of a ${RUN_REQUESTS}-request run, ms`, a.reportMs, b.reportMs, b.reportMs / a.reportMs, '<= 1.5'],
     ['run_summary of that run, ms', a.summaryMs, b.summaryMs, b.summaryMs / a.summaryMs, '<= 1.5'],
   ];
   console.log(`\n${'what'.padEnd(44)}${'empty'.padStart(12)}${'grown'.padStart(12)}${'ratio'.padStart(8)}  goal`);
-  for (const [what, x, y, ratio, goal] of rows) {
+  for (const [what, x, y, ratio, goal, spread] of rows) {
     const met = String(goal).startsWith('>=') ? Number(ratio) >= 0.9 : Number(ratio) <= 1.5;
     console.log(
       `${String(what).padEnd(44)}${Number(x).toFixed(0).padStart(12)}${Number(y).toFixed(0).padStart(12)}` +
-        `${Number(ratio).toFixed(2).padStart(8)}  ${goal} ${met ? 'met' : 'NOT met'}`,
+        `${Number(ratio).toFixed(2).padStart(8)}  ${goal} ${met ? 'met' : 'NOT met'}` +
+        `${spread ? ` (round ratios ${spread})` : ''}`,
     );
   }
+  console.log(
+    `writes: median of ${ROUNDS} rounds of ${COPY_ROWS} rows each, the ratio the median of each round's; ` +
+      `reads: median of ${REPEAT} after a warm-up`,
+  );
+
   // The days to prune: their runs' figures are stored first (as a report of them would), then timed.
-  const limit = new Date(today - (DAYS - 1 - PRUNE_DAYS) * DAY_MS).toISOString();
-  const { rows: old } = await grown.query('SELECT id FROM test_runs WHERE started_at < $1 ORDER BY id', [limit]);
+  const limitOf = (/** @type {number} */ daysLeft) => new Date(today - (daysLeft - 1) * DAY_MS).toISOString();
+  const goalLimit = limitOf(DAYS - PRUNE_DAYS);
+  const { rows: old } = await grown.query('SELECT id FROM test_runs WHERE started_at < $1 ORDER BY id', [goalLimit]);
   const figuresStarted = performance.now();
-  for (let i = 0; i < old.length; i += 20) {
+  for (let i = 0; i < old.length; i += 20)
     await compareRuns(
       grown.pool,
       old.slice(i, i + 20).map((r) => Number(r.id)),
     );
-  }
-  const figuresS = (performance.now() - figuresStarted) / 1000;
+  console.log(
+    `\nthe figures of the ${old.length} runs to prune stored beforehand in ` +
+      `${((performance.now() - figuresStarted) / 1000).toFixed(0)} s`,
+  );
   const marksMs = await median(() =>
     grown.query('SELECT * FROM run_data_marks($1::bigint[])', [`{${old.map((r) => r.id).join(',')}}`]),
   );
-  const { rows: dropped } = await grown.query('SELECT partition FROM paasmon_partitions() WHERE to_ts <= $1', [limit]);
-  const droppedSizes = await relationSizes(
-    grown,
-    dropped.map((r) => String(r.partition)),
-  );
-  const bytesBefore = Number((await grown.query('SELECT pg_database_size(current_database()) AS b')).rows[0].b);
-  // The same command with --dry-run: starting node, migrate's check and the plan, without the drop.
-  const dryStarted = performance.now();
-  await runCli(['prune', '--before', limit, '--dry-run'], { DATABASE_URL: grown.url, LOG_LEVEL: 'warn' });
-  const dryMs = performance.now() - dryStarted;
-  const pruneStarted = performance.now();
-  const prune = await runCli(['prune', '--before', limit], { DATABASE_URL: grown.url, LOG_LEVEL: 'warn' });
-  const pruneMs = performance.now() - pruneStarted;
-  if (prune.code !== 0) throw new Error(`paasmon prune failed: ${prune.stderr}`);
-  const bytesAfter = Number((await grown.query('SELECT pg_database_size(current_database()) AS b')).rows[0].b);
-
-  console.log(
-    `\npaasmon prune of ${PRUNE_DAYS} days (${old.length} runs, ` +
-      `figures stored beforehand in ${figuresS.toFixed(0)} s): ` +
-      `${pruneMs.toFixed(0)} ms (whole process; goal < 2000 ms: ${pruneMs < 2000 ? 'met' : 'NOT met'}), ` +
-      `${mib(bytesBefore)} -> ${mib(bytesAfter)} on disk; the same with --dry-run ${dryMs.toFixed(0)} ms`,
-  );
-  console.log(`  ${prune.stdout.split('\n')[0]}`);
-  const truncateMs = timeTruncate(grown.dir, droppedSizes);
-  const droppedMib = mib(droppedSizes.reduce((a, b) => a + b, 0));
-  console.log(
-    `  prune minus --dry-run: ${(pruneMs - dryMs).toFixed(0)} ms; bare baseline, the kernel truncating ` +
-      `${droppedSizes.length} files of the dropped relations' sizes (${droppedMib}, ` +
-      `in the page cache): ${truncateMs.toFixed(0)} ms`,
-  );
-  console.log(
-    `  the data marks of those ${old.length} runs (is each one's stored figures current?): ${marksMs.toFixed(1)} ms`,
-  );
+  console.log(`the data marks of those runs (is each one's stored figures current?): ${marksMs.toFixed(1)} ms`);
+  if (CACHED_CASE)
+    await timePrune(grown, {
+      limit: limitOf(GROWN_DAYS - PRUNE_DAYS),
+      uncache: false,
+      label: `of the oldest ${PRUNE_DAYS} days, cached (the previous setting)`,
+    });
+  await timePrune(grown, {
+    limit: goalLimit,
+    uncache: true,
+    label: `of the oldest ${PRUNE_DAYS} of ${DAYS} days, not cached (as in a real database: the goal)`,
+  });
   const routerBytes = Number(perRequest.router) / Number(sizes.router);
   const loadgenBytes = Number(perRequest.loadgen) / Number(sizes.loadgen);
   console.log(
-    `bytes on disk per stored request (table + indexes): router ${routerBytes.toFixed(0)} ` +
+    `\nbytes on disk per stored request (table + indexes): router ${routerBytes.toFixed(0)} ` +
       `(raw CSV ${csvRouter.toFixed(0)}), load generator ${loadgenBytes.toFixed(0)} (raw CSV ${csvLoadgen.toFixed(0)})`,
   );
-  console.log(
-    `\nmedian of ${REPEAT} after a warm-up; machine load average ` +
-      fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
-  );
+  console.log(`machine load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
 } finally {
   await empty.stop();
   await grown.stop();

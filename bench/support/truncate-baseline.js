@@ -4,6 +4,7 @@
 // At commit, PostgreSQL truncates each dropped relation's file to nothing and unlinks it later.
 import fs from 'node:fs';
 import path from 'node:path';
+import { dropFromCache } from './page-cache.js';
 
 /**
  * The byte size of each relation making up `partitions`: the tables, their indexes and TOAST tables.
@@ -25,10 +26,10 @@ export async function relationSizes(db, partitions) {
 
 /**
  * Writes a file of each size in `dir`, then times truncating them all to nothing; the files are
- * removed afterwards.
- * @param {string} dir @param {number[]} sizes @returns {number} ms
+ * removed afterwards. cached: false writes them out and gives their pages back to the kernel first.
+ * @param {string} dir @param {number[]} sizes @param {{ cached?: boolean }} [options] @returns {number} ms
  */
-export function timeTruncate(dir, sizes) {
+export function timeTruncate(dir, sizes, { cached = true } = {}) {
   // In blocks of 8 KiB, as PostgreSQL writes its pages: the page cache then holds them as PostgreSQL's.
   const chunk = Buffer.alloc(8192, 1);
   const files = sizes.map((bytes, i) => {
@@ -38,6 +39,7 @@ export function timeTruncate(dir, sizes) {
     fs.closeSync(fd);
     return file;
   });
+  if (!cached) dropFromCache(files);
   const started = performance.now();
   for (const file of files) fs.truncateSync(file, 0);
   const ms = performance.now() - started;

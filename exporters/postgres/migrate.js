@@ -4,7 +4,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PG_MIGRATE_LOCK_ID, runner } from 'node-pg-migrate';
 import { retry } from '../../core/retry.js';
 import { isConnectionError, withClient } from './client.js';
 import { preparePartitions } from './partitions.js';
@@ -12,6 +11,8 @@ import { preparePartitions } from './partitions.js';
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../sql/migrations/', import.meta.url));
 export const VIEWS_DIR = fileURLToPath(new URL('../../sql/views/', import.meta.url));
 const MIGRATIONS_TABLE = 'paasmon_migrations';
+/** node-pg-migrate's PG_MIGRATE_LOCK_ID, the lock every release's migrate takes; the package loads only when needed. */
+export const MIGRATE_LOCK_ID = '7241865325823964';
 
 /** A migration the database refused (not a lost connection): retrying it would fail the same way. */
 export class MigrationError extends Error {
@@ -37,6 +38,25 @@ export function viewFiles() {
     .sort();
 }
 
+/**
+ * Whether the runner has anything to do: false only when the migrations table lists exactly the
+ * files of sql/migrations, in their order (then the runner would only read them all to find so).
+ * @param {(sql: string, params?: unknown[]) => Promise<any>} query
+ */
+async function migrationsPending(query) {
+  const { rows } = await query('SELECT to_regclass($1) IS NOT NULL AS present', [MIGRATIONS_TABLE]);
+  if (!rows[0].present) return true;
+  const applied = (await query('SELECT name FROM paasmon_migrations ORDER BY id')).rows.map(
+    (/** @type {any} */ r) => r.name,
+  );
+  const files = fs
+    .readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .map((f) => path.parse(f).name)
+    .sort();
+  return applied.join('\n') !== files.join('\n');
+}
+
 // The runner's own transaction statements: the whole migrate is one transaction of ours instead.
 const RUNNER_TRANSACTION = new Set(['BEGIN', 'COMMIT', 'ROLLBACK']);
 
@@ -54,6 +74,9 @@ export async function migrate(pool, log) {
   /** @type {unknown} */
   let refused;
   let connected = false;
+  const started = performance.now();
+  /** @type {Record<string, number>} */
+  const steps = {};
   const applied = await withClient(pool, async (client) => {
     connected = true;
     /** @param {any[]} args */
@@ -69,33 +92,39 @@ export async function migrate(pool, log) {
         RUNNER_TRANSACTION.has(args[0]) ? Promise.resolve({ rows: [], rowCount: 0 }) : query(...args),
     });
     // Several paasmon processes (load-generator instances, collectors) may start together.
-    await query('SELECT pg_advisory_lock($1::bigint)', [String(PG_MIGRATE_LOCK_ID)]);
+    await query('SELECT pg_advisory_lock($1::bigint)', [MIGRATE_LOCK_ID]);
     try {
       await query('BEGIN');
-      const done = await runner({
-        dbClient,
-        dir: MIGRATIONS_DIR,
-        direction: 'up',
-        migrationsTable: MIGRATIONS_TABLE,
-        checkOrder: true,
-        noLock: true,
-        singleTransaction: true,
-        log: (message) => {
-          current = /^### MIGRATION (\S+) \(UP\) ###$/.exec(message)?.[1] ?? current;
-          log.debug({ migration: message }, 'migrate');
-        },
-      });
+      const done = !(await migrationsPending(query))
+        ? []
+        : await (
+            await import('node-pg-migrate')
+          ).runner({
+            dbClient,
+            dir: MIGRATIONS_DIR,
+            direction: 'up',
+            migrationsTable: MIGRATIONS_TABLE,
+            checkOrder: true,
+            noLock: true,
+            singleTransaction: true,
+            log: (message) => {
+              current = /^### MIGRATION (\S+) \(UP\) ###$/.exec(message)?.[1] ?? current;
+              log.debug({ migration: message }, 'migrate');
+            },
+          });
+      steps.migrations = Math.round(performance.now() - started);
       for (const file of viewFiles()) {
         current = `sql/views/${file}`;
         await query(fs.readFileSync(path.join(VIEWS_DIR, file), 'utf8'));
       }
       await query('COMMIT');
+      steps.views = Math.round(performance.now() - started) - steps.migrations;
       return done;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       throw err;
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1::bigint)', [String(PG_MIGRATE_LOCK_ID)]).catch(() => {});
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATE_LOCK_ID]).catch(() => {});
     }
   }).catch((err) => {
     // Not connected (refused password, no such database): no migration ran; the caller names the server.
@@ -111,7 +140,10 @@ export async function migrate(pool, log) {
     throw new MigrationError(`postgres: ${what} failed: ${describeRefusal(cause)}`, { migration: current, cause });
   });
   // The coming days' partitions exist before any writer needs them (partitions.js).
+  const prepared = performance.now();
   await preparePartitions(pool);
+  steps.partitions = Math.round(performance.now() - prepared);
+  log.debug({ steps }, 'migrate steps');
   return applied.map((m) => m.name);
 }
 

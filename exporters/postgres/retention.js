@@ -2,7 +2,6 @@
 // DELETE), after every run with rows in them has its report figures stored (run_report_figures)
 // and is marked pruned (run_prunes), so reports still compare it from the stored figures.
 import { withClient } from './client.js';
-import { preparePartitions } from './partitions.js';
 import { loadReportData, pgArray, runsWithCurrentFigures } from './queries/report.js';
 
 const DAY_MS = 86_400_000;
@@ -92,17 +91,28 @@ async function storeFiguresOf(pool, runIds, trim, log) {
 /**
  * Drops the day partitions of router_requests, loadgen_requests and instance_samples before
  * `before` (see pruneLimit), after storing the figures of the runs in them (over the steady window
- * of `trim`, the report's default). dryRun: only says what would go.
+ * of `trim`, the report's default). dryRun: only says what would go. The caller has prepared the
+ * partitions (preparePartitions: migrate does, and collect's upkeep round), so rows of old days
+ * that reached the default partition are in day partitions of their own. `steps`: ms each step took.
  * @param {import('pg').Pool} pool
  * @param {{ before: Date, trim: number, dryRun?: boolean, log?: import('pino').Logger }} options
  */
 export async function prune(pool, { before, trim, dryRun = false, log }) {
-  if (!dryRun) await preparePartitions(pool);
+  /** @type {Record<string, number>} */
+  const steps = {};
+  let mark = performance.now();
+  const step = (/** @type {string} */ name) => {
+    const now = performance.now();
+    steps[name] = Math.round((now - mark) * 10) / 10;
+    mark = now;
+  };
   const limit = await pruneLimit(pool, before);
   const plan = await prunePlan(pool, limit);
-  const result = { limit, ...plan, bytes: plan.partitions.reduce((sum, p) => sum + p.bytes, 0), dropped: false };
+  step('plan');
+  const result = { limit, ...plan, bytes: plan.partitions.reduce((sum, p) => sum + p.bytes, 0), dropped: false, steps };
   if (dryRun || (plan.partitions.length === 0 && plan.runIds.length === 0)) return result;
   await storeFiguresOf(pool, plan.runIds, trim, log);
+  step('figures');
   await withClient(pool, async (client) => {
     await client.query('BEGIN');
     try {
@@ -118,12 +128,15 @@ export async function prune(pool, { before, trim, dryRun = false, log }) {
          WHERE NOT upper_inf(span) AND upper(span) < $1::timestamptz - interval '1 hour'`,
         [limit.toISOString()],
       );
+      step('drop');
       await client.query('COMMIT');
+      step('commit');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       throw err;
     }
   });
+  log?.debug({ steps }, 'prune steps');
   return { ...result, dropped: true };
 }
 
