@@ -35,8 +35,13 @@ export async function pruneLimit(db, before) {
  */
 export async function prunePlan(db, limit) {
   const { rows: partitions } = await db.query(
-    `SELECT parent, partition, from_ts, to_ts, bytes FROM paasmon_partitions()
-     WHERE to_ts <= $1 ORDER BY from_ts, parent`,
+    // Only the partitions that go are sized: paasmon_partitions() sizes every one.
+    `SELECT p.relname AS parent, c.relname AS partition, b.from_ts, b.to_ts,
+            pg_total_relation_size(b.partition) AS bytes
+     FROM paasmon_partition_bounds(ARRAY['router_requests', 'loadgen_requests', 'instance_samples']::regclass[]) b
+     JOIN pg_class p ON p.oid = b.parent
+     JOIN pg_class c ON c.oid = b.partition
+     WHERE b.to_ts <= $1 ORDER BY b.from_ts, p.relname`,
     [limit.toISOString()],
   );
   const { rows: runs } = await db.query(
