@@ -162,8 +162,8 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
         const observed = page.encoded && observations.get(page.encoded);
         // All rows new: the page's own records are the ones inserted; else the writer read them back.
         onStored(rows, observed && inserted.count === rows ? { ...inserted, records: observed } : inserted);
-        // What came in during this write is the next page, taken by the write loop at once.
-        seal();
+        // What came in during this write is the next page, unless another write is in flight (see flush).
+        if (sink.writesInFlight <= 1) seal();
         return inserted;
       },
       onChange: ({ pending }) => onPending(pending + open.rows),
@@ -176,12 +176,12 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
       sink.writeEncoded(kind, encoded);
     };
     /**
-     * While DRAIN_PAGES_IN_FLIGHT pages are written, the open one keeps filling (it is sealed when a
-     * write ends, or full): sealing it on every flush would write pages of a few rows.
+     * While a page is written, the open one keeps filling until the last write in flight ends or it is full (the
+     * second in flight): sealing it on every flush, or at the end of each of two writes, makes small pages.
      * @type {import('../../core/types.js').Intake['flush']}
      */
     const flush = (options) => {
-      if (options?.force || sink.writesInFlight < DRAIN_PAGES_IN_FLIGHT) seal();
+      if (options?.force || sink.writesInFlight === 0) seal();
       return sink.flush(options);
     };
     const timer = setInterval(() => void flush(), DRAIN_FLUSH_INTERVAL_MS);

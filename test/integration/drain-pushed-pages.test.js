@@ -116,37 +116,7 @@ describe('drain page path: stored and observed once', () => {
   });
 
   it('writes two pages at once: the next page is copied while the last one commits', async () => {
-    const wide = new pg.Pool({ connectionString: db.url, max: 4 });
-    wide.on('error', () => {});
-    // COPY transactions open at once, seen through the pool: each COMMIT held a moment so that overlaps show.
-    const open = { now: 0, most: 0 };
-    const watched = /** @type {pg.Pool} */ (
-      /** @type {unknown} */ ({
-        query: (/** @type {any[]} */ ...args) => /** @type {any} */ (wide.query)(...args),
-        async connect() {
-          const client = /** @type {any} */ (await wide.connect());
-          if (!client.watched) {
-            const query = client.query.bind(client);
-            let copying = false;
-            client.query = (/** @type {any} */ what, /** @type {any[]} */ ...rest) => {
-              // A COPY is a stream, not text.
-              if (typeof what !== 'string' && !copying) open.most = Math.max(open.most, (open.now += 1));
-              if (typeof what !== 'string') copying = true;
-              if (what !== 'COMMIT' || !copying) return query(what, ...rest);
-              return (async () => {
-                await new Promise((resolve) => setTimeout(resolve, 300));
-                const done = await query(what, ...rest);
-                open.now -= 1;
-                copying = false;
-                return done;
-              })();
-            };
-            client.watched = true;
-          }
-          return client;
-        },
-      })
-    );
+    const { pool: watched, open, end } = holdingCommits(db.url, () => 300);
     let stored = 0;
     const intake = pushedPages({ pool: watched, log })({
       maxBuffered: 100_000,
@@ -167,7 +137,80 @@ describe('drain page path: stored and observed once', () => {
       assert.equal(await rowCount(), before + 3 * DRAIN_BATCH_ROWS);
     } finally {
       await intake.close();
-      await wide.end();
+      await end();
+    }
+  });
+
+  it('keeps filling the open page while another write is in flight: no small page when one of two ends', async () => {
+    // The first page commits soon, the second late: rows that come while the second is written wait for it.
+    let commits = 0;
+    const { pool: watched, end } = holdingCommits(db.url, () => ((commits += 1) === 1 ? 100 : 1500));
+    /** @type {number[]} */
+    const pages = [];
+    const intake = pushedPages({ pool: watched, log })({
+      maxBuffered: 100_000,
+      observe: false,
+      onStored: (records) => void pages.push(records),
+      onPending: () => {},
+    });
+    const truth = makeRequests(2 * DRAIN_BATCH_ROWS + 200, Date.parse('2026-11-23T10:00:00Z'), 60_000, 'filling');
+    const records = recordsOf(truth);
+    try {
+      intake.write(records.slice(0, DRAIN_BATCH_ROWS), assert.fail);
+      intake.write(records.slice(DRAIN_BATCH_ROWS, 2 * DRAIN_BATCH_ROWS), assert.fail);
+      const writing = intake.flush();
+      intake.write(records.slice(2 * DRAIN_BATCH_ROWS, 2 * DRAIN_BATCH_ROWS + 100), assert.fail);
+      while (pages.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      intake.write(records.slice(2 * DRAIN_BATCH_ROWS + 100), assert.fail);
+      await intake.flush({ force: true });
+      await writing;
+      await intake.flush({ force: true });
+      assert.deepEqual(
+        pages.sort((a, b) => a - b),
+        [200, DRAIN_BATCH_ROWS, DRAIN_BATCH_ROWS],
+      );
+    } finally {
+      await intake.close();
+      await end();
     }
   });
 });
+
+/**
+ * A pool whose COPY transactions are watched: how many are open at once (`open.most`), each COMMIT held
+ * `holdMs()` first so that overlaps show.
+ * @param {string} url @param {() => number} holdMs
+ */
+function holdingCommits(url, holdMs) {
+  const wide = new pg.Pool({ connectionString: url, max: 4 });
+  wide.on('error', () => {});
+  const open = { now: 0, most: 0 };
+  const pool = /** @type {pg.Pool} */ (
+    /** @type {unknown} */ ({
+      query: (/** @type {any[]} */ ...args) => /** @type {any} */ (wide.query)(...args),
+      async connect() {
+        const client = /** @type {any} */ (await wide.connect());
+        if (!client.watched) {
+          const query = client.query.bind(client);
+          let copying = false;
+          client.query = (/** @type {any} */ what, /** @type {any[]} */ ...rest) => {
+            // A COPY is a stream, not text.
+            if (typeof what !== 'string' && !copying) open.most = Math.max(open.most, (open.now += 1));
+            if (typeof what !== 'string') copying = true;
+            if (what !== 'COMMIT' || !copying) return query(what, ...rest);
+            return (async () => {
+              await new Promise((resolve) => setTimeout(resolve, holdMs()));
+              const done = await query(what, ...rest);
+              open.now -= 1;
+              copying = false;
+              return done;
+            })();
+          };
+          client.watched = true;
+        }
+        return client;
+      },
+    })
+  );
+  return { pool, open, end: () => wide.end() };
+}
