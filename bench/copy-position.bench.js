@@ -10,7 +10,7 @@ import { binaryRows, copyInsert, inTransaction } from '../exporters/postgres/cop
 import { migrate } from '../exporters/postgres/migrate.js';
 import { TABLE_OF_KIND } from '../exporters/postgres/tables.js';
 import { startTestDatabase } from '../test/support/database.js';
-import { makeRequests } from '../test/support/router-docs.js';
+import { makeRequests, routerRecord } from '../test/support/router-docs.js';
 
 const env = (/** @type {string} */ name, /** @type {number} */ fallback) => Number(process.env[name] ?? fallback);
 const COPY_ROWS = env('BENCH_COPY_ROWS', 50_000);
@@ -52,20 +52,7 @@ try {
     const order = round % 2 === 0 ? ['empty', 'among', 'after'] : ['after', 'among', 'empty'];
     for (const name of order) {
       const spec = { ...TABLE_OF_KIND.router_request, table: TABLES[/** @type {keyof typeof TABLES} */ (name)] };
-      const records = makeRequests(COPY_ROWS, today + HOUR_MS, HOUR_MS, `${name} ${round}`).map((r) => ({
-        kind: 'router_request',
-        receivedAt: new Date(Math.floor(r.receivedUs / 1000)),
-        appGuid: r.appGuid,
-        appName: r.app,
-        appIndex: r.appIndex,
-        method: 'GET',
-        path: r.path,
-        status: r.status,
-        responseTimeMs: r.responseUs / 1000,
-        gorouterTimeMs: r.gorouterUs / 1000,
-        vcapRequestId: r.vcapRequestId,
-        correlationId: r.id,
-      }));
+      const records = makeRequests(COPY_ROWS, today + HOUR_MS, HOUR_MS, `${name} ${round}`).map(routerRecord);
       const started = performance.now();
       for (let i = 0; i < records.length; i += 5000) {
         const batch = binaryRows(spec, records.slice(i, i + 5000));

@@ -23,7 +23,7 @@ import { TABLE_OF_KIND } from '../exporters/postgres/tables.js';
 import { runCli } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { seedRun } from '../test/support/report-runs.js';
-import { gorouterLine, makeRequests } from '../test/support/router-docs.js';
+import { gorouterLine, makeRequests, routerRecord } from '../test/support/router-docs.js';
 import { grow } from './support/scale-history.js';
 import { timePrune } from './support/scale-prune.js';
 
@@ -62,20 +62,7 @@ const mib = (bytes) => `${(bytes / 1048576).toFixed(0)} MiB`;
 
 /** Router records for COPY, of today, keys of their own. @param {string} seed */
 function copyRecords(seed) {
-  return makeRequests(COPY_ROWS, today + 3_600_000, 3_600_000, seed).map((r) => ({
-    kind: 'router_request',
-    receivedAt: new Date(Math.floor(r.receivedUs / 1000)),
-    appGuid: r.appGuid,
-    appName: r.app,
-    appIndex: r.appIndex,
-    method: 'GET',
-    path: r.path,
-    status: r.status,
-    responseTimeMs: r.responseUs / 1000,
-    gorouterTimeMs: r.gorouterUs / 1000,
-    vcapRequestId: r.vcapRequestId,
-    correlationId: r.id,
-  }));
+  return makeRequests(COPY_ROWS, today + 3_600_000, 3_600_000, seed).map(routerRecord);
 }
 
 /**

@@ -135,6 +135,24 @@ export function expectedRow(r) {
 }
 
 /** Index settings for logs-app-* as logsearch maps them (response_time_ms as long). */
+/** The router_request record paasmon would parse from a request's line (for COPY benches). @param {TruthRequest} r */
+export function routerRecord(r) {
+  return {
+    kind: /** @type {const} */ ('router_request'),
+    receivedAt: new Date(Math.floor(r.receivedUs / 1000)),
+    appGuid: r.appGuid,
+    appName: r.app,
+    appIndex: r.appIndex,
+    method: 'GET',
+    path: r.path,
+    status: r.status,
+    responseTimeMs: r.responseUs / 1000,
+    gorouterTimeMs: r.gorouterUs / 1000,
+    vcapRequestId: r.vcapRequestId,
+    correlationId: r.id,
+  };
+}
+
 export const LOGSEARCH_TEMPLATE = {
   index_patterns: ['logs-app-*'],
   settings: { number_of_shards: 2, number_of_replicas: 0 },
