@@ -1,3 +1,5 @@
+import { JOB } from './reason-codes.js';
+
 /** Invalid or missing configuration: the CLI exits 2 with this message, which names the variable. */
 export class ConfigError extends Error {
   /** @param {string} message @param {{ variable?: string, cause?: unknown }} [options] */
@@ -28,5 +30,5 @@ export class SourceError extends Error {
  */
 export function reasonOf(err) {
   const reason = /** @type {any} */ (err)?.reason;
-  return typeof reason === 'string' ? reason : 'error';
+  return typeof reason === 'string' ? reason : JOB.ERROR;
 }

@@ -76,6 +76,29 @@ export const LOAD_RESULTS = Object.freeze({
   NO_RUN_RECORD: 'no_run_record',
 });
 
+/**
+ * Why a request to an HTTP API failed (Cloud Controller, UAA, Log Cache, the search server); a status
+ * without a reason of its own is `http_<status>`.
+ */
+export const HTTP = Object.freeze({
+  TLS: 'tls',
+  TIMEOUT: 'timeout',
+  NETWORK: 'network',
+  BAD_RESPONSE: 'bad_response',
+  RATE_LIMITED: 'rate_limited',
+});
+
+/**
+ * The error of a request that got no response, in the `error` column of load-generator requests:
+ * paasmon's load generator and the tools' results it imports name them alike.
+ */
+export const REQUEST_ERROR = Object.freeze({
+  TIMEOUT: 'timeout',
+  REFUSED: 'refused',
+  RESET: 'reset',
+  OTHER: 'other',
+});
+
 /** Why a scheduled job warned or failed, apart from its source's own reasons. */
 export const JOB = Object.freeze({
   ERROR: 'error',
@@ -96,6 +119,8 @@ export const EXPECTED_SKIPS = Object.freeze({
 /** Every reason code above. @type {ReadonlySet<string>} */
 export const ALL_REASONS = Object.freeze(
   new Set(
-    [LINE, SEARCH, LOG_CACHE, DRAIN, CLOUD_CONTROLLER, LOAD_RESULTS, JOB].flatMap((codes) => Object.values(codes)),
+    [LINE, SEARCH, LOG_CACHE, DRAIN, CLOUD_CONTROLLER, LOAD_RESULTS, HTTP, JOB].flatMap((codes) =>
+      Object.values(codes),
+    ),
   ),
 );

@@ -5,6 +5,7 @@
 import { Connections } from './connections.js';
 import { drawIds, headerTemplate } from './ids.js';
 import { createStats } from './stats.js';
+import { REQUEST_ERROR } from '../core/reason-codes.js';
 
 /**
  * @typedef {object} LoadOptions
@@ -32,9 +33,9 @@ export function errorKind(err) {
     code === 'UND_ERR_BODY_TIMEOUT' ||
     code === 'UND_ERR_CONNECT_TIMEOUT'
   )
-    return 'timeout';
-  if (code === 'ECONNREFUSED') return 'refused';
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'reset';
+    return REQUEST_ERROR.TIMEOUT;
+  if (code === 'ECONNREFUSED') return REQUEST_ERROR.REFUSED;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return REQUEST_ERROR.RESET;
   return String(code ?? e?.name ?? 'error').toLowerCase();
 }
 

@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import axios from 'axios';
 import { DEFAULT_BACKOFF, rateLimitDelay, retry } from '../../core/retry.js';
+import { CLOUD_CONTROLLER, HTTP } from '../../core/reason-codes.js';
 
 /**
  * @typedef {object} HttpErrorOptions
@@ -167,9 +168,9 @@ function transportError(err, request, setting) {
     return new HttpError(
       `${request.method ?? 'GET'} ${new URL(request.url).host}: TLS certificate not trusted ` +
         `(${code}: ${/** @type {Error} */ (err).message})`,
-      { reason: 'tls', cause: err },
+      { reason: HTTP.TLS, cause: err },
     );
-  const reason = code === 'ECONNABORTED' || code === 'ETIMEDOUT' ? 'timeout' : 'network';
+  const reason = code === 'ECONNABORTED' || code === 'ETIMEDOUT' ? HTTP.TIMEOUT : HTTP.NETWORK;
   const what = code ?? /** @type {Error} */ (err).message;
   const where = setting ? ` (${setting}: ${new URL(request.url).host})` : '';
   return new HttpError(`${request.method ?? 'GET'} ${pathOf(request.url)} failed: ${what}${where}`, {
@@ -197,13 +198,17 @@ function checkedAnswer(response, request, { titleOf, maxWaitMs }) {
     throw new HttpError(
       `${request.method ?? 'GET'} ${pathOf(request.url)} answered ${status} with a body that is not JSON ` +
         `(${type}, ${data.length} bytes)`,
-      { status, reason: 'bad_response', retryable: true },
+      { status, reason: HTTP.BAD_RESPONSE, retryable: true },
     );
   }
   if (status < 500 && status !== 429) return { status, headers: response.headers, data, length };
   const title = titleOf(data);
   const reason =
-    status === 429 ? 'rate_limited' : title === 'CF-StatsUnavailable' ? 'stats_unavailable' : `http_${status}`;
+    status === 429
+      ? HTTP.RATE_LIMITED
+      : title === 'CF-StatsUnavailable'
+        ? CLOUD_CONTROLLER.STATS_UNAVAILABLE
+        : `http_${status}`;
   const waitMs = status === 429 ? rateLimitDelay(response.headers, Date.now()) : undefined;
   throw new HttpError(
     `${request.method ?? 'GET'} ${pathOf(request.url)} answered ${status}${title ? ` ${title}` : ''}`,

@@ -2,6 +2,7 @@
 // own classification of failures mapped onto the load generator's (timeout, refused, reset).
 import crypto from 'node:crypto';
 import { normalizeId } from '../../../core/ids.js';
+import { REQUEST_ERROR } from '../../../core/reason-codes.js';
 
 /**
  * One request as a load tool reported it, before it gets its run.
@@ -34,10 +35,12 @@ import { normalizeId } from '../../../core/ids.js';
  * @param {string} text
  */
 export function transportErrorKind(text) {
-  if (/time[d ]?\s*out|timeout|deadline exceeded/i.test(text)) return 'timeout';
-  if (/refused|connect(ion)? ?(exception|failed|error)|no route to host|ConnectException/i.test(text)) return 'refused';
-  if (/reset|broken pipe|EPIPE|connection (was )?(closed|aborted)|EOF|NoHttpResponse/i.test(text)) return 'reset';
-  return 'other';
+  if (/time[d ]?\s*out|timeout|deadline exceeded/i.test(text)) return REQUEST_ERROR.TIMEOUT;
+  if (/refused|connect(ion)? ?(exception|failed|error)|no route to host|ConnectException/i.test(text))
+    return REQUEST_ERROR.REFUSED;
+  if (/reset|broken pipe|EPIPE|connection (was )?(closed|aborted)|EOF|NoHttpResponse/i.test(text))
+    return REQUEST_ERROR.RESET;
+  return REQUEST_ERROR.OTHER;
 }
 
 /**
