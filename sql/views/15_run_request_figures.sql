@@ -1,21 +1,3 @@
--- The load-generator figures of one run's requests sent in [from_ts, to_ts], each request with its
--- router record (router_record: the router's first record of its correlation id; NULL when the
--- router did not log it; ordered-set aggregates skip NULLs), in one pass over the run's rows.
--- e2e_pct: p50, p90, p95, p99 of duration_ms; router_pct: p50, p95, p99 of response_time_ms
--- (percentile_cont). errors: no response (status 0) or a 5xx; successful: status 1..499.
--- known_requests: the run's count of requests when the caller has it (else counted here).
--- With breakdowns, the same pass also gives, as JSON arrays of rows, what sql/queries/errors.sql
--- and sql/queries/paths.sql give for the window (same columns, same order); else they are NULL.
--- A run of many requests against the router records joins them by hash on the correlation id (one
--- scan of each side) rather than one index lookup per request; a run small beside the router
--- records near it (fewer requests than a twentieth of those within an hour of its span, by the
--- statistics) looks each request's record up (router_record), a cost in proportion to the run.
--- When a correlation id has a second router record (an app that forwarded the header on a call of
--- its own) the hash join counts the request twice, which the count of joined rows against the window's requests shows
--- (a count of the run's rows in the window, or known_requests when the window is the whole run):
--- the pass is then made again with the lookups. Only the window's requests are joined, so no
--- figure needs a per-row condition of its own. With breakdowns, the joined rows are kept (a CTE
--- read three times) instead of joined three times.
 -- The planner's estimate of the router records received in [from_ts, to_ts], from each partition's
 -- statistics (the histogram of received_at): records crowded in a busy hour count in full, where a
 -- share of their day in proportion to time would miss them. VOLATILE: EXPLAIN is refused in a
@@ -32,6 +14,25 @@ BEGIN
 END
 $function$;
 
+-- The load-generator figures of one run's requests sent in [from_ts, to_ts], each request with its
+-- router record (router_record: the router's first record of its correlation id; NULL when the
+-- router did not log it; ordered-set aggregates skip NULLs), in one pass over the run's rows.
+-- e2e_pct: p50, p90, p95, p99 of duration_ms; router_pct: p50, p95, p99 of response_time_ms
+-- (percentile_cont). errors: no response (status 0) or a 5xx; successful: status 1..499.
+-- known_requests: the run's count of requests when the caller has it (else counted here).
+-- With breakdowns, the same pass also gives, as JSON arrays of rows, what sql/queries/errors.sql
+-- and sql/queries/paths.sql give for the window (same columns, same order); else they are NULL.
+-- A run of many requests against the router records joins them by hash on the correlation id (one
+-- scan of each side) rather than one index lookup per request; a run small beside the router
+-- records near it (fewer requests than a twentieth of those within an hour of its span, by the
+-- statistics) looks each request's record up (router_record), a cost in proportion to the run.
+-- When a correlation id has a second router record (an app that forwarded the header on a call of
+-- its own) the hash join counts the request twice, which the count of joined rows against the
+-- window's requests shows (a count of the run's rows in the window, or known_requests when the
+-- window is the whole run):
+-- the pass is then made again with the lookups. Only the window's requests are joined, so no
+-- figure needs a per-row condition of its own. With breakdowns, the joined rows are kept (a CTE
+-- read three times) instead of joined three times.
 CREATE OR REPLACE FUNCTION run_request_figures(
   run bigint, from_ts timestamptz DEFAULT '-infinity', to_ts timestamptz DEFAULT 'infinity',
   breakdowns boolean DEFAULT false, known_requests bigint DEFAULT NULL)
