@@ -64,13 +64,10 @@ LANGUAGE sql STABLE AS $$
   FROM test_runs t
   -- The run's span and steady window as steady_windows() gives them, and its count of requests
   -- from the same read (run_request_figures needs it).
-  CROSS JOIN LATERAL loadgen_span(t.id) sp
   CROSS JOIN LATERAL (
-    SELECT coalesce(min(l.started_at), t.started_at) AS span_start,
-           coalesce(max(l.started_at + l.duration_ms * interval '1 millisecond'), t.ended_at, now()) AS span_end,
-           count(*) AS run_requests
-    FROM loadgen_requests l
-    WHERE l.run_id = t.id AND l.started_at BETWEEN sp.first_started_at AND sp.last_started_at
+    SELECT coalesce(r.first_sent, t.started_at) AS span_start, coalesce(r.last_done, t.ended_at, now()) AS span_end,
+           r.requests AS run_requests
+    FROM run_request_span(t.id) r
   ) s
   CROSS JOIN LATERAL (
     SELECT s.span_start, s.span_end, s.span_start + (s.span_end - s.span_start) * trim_fraction AS window_start,

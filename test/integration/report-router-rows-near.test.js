@@ -1,6 +1,7 @@
 // run_request_figures joins a run's requests with the router records by hash when the router records
-// near the run (its day's partitions) are not many times its requests, however many other days hold:
-// a run beside a big table of other days is not looked up request by request.
+// near the run (within an hour of its span) are not many times its requests, however many other days
+// hold: a run beside a big table of other days is not looked up request by request; and a run in a
+// busy hour of its day (many records near it, few over the day) is, not joined by a read of the day.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pino from 'pino';
@@ -62,4 +63,56 @@ test('a run among many router records of other days is joined by hash, with the 
   } finally {
     client.release();
   }
+});
+
+/**
+ * The run's figures and the scans of a partition in one transaction.
+ * @param {number} runId @param {string} partition
+ */
+async function summaryAndScans(runId, partition) {
+  const client = await db.pool.connect();
+  try {
+    await client.query('BEGIN');
+    const {
+      rows: [summary],
+    } = await client.query('SELECT requests, router_p50_ms, matched_ratio FROM run_summary WHERE run_id = $1', [runId]);
+    const {
+      rows: [scans],
+    } = await client.query(
+      'SELECT coalesce(seq_scan, 0)::int AS seq, coalesce(idx_scan, 0)::int AS idx ' +
+        'FROM pg_stat_xact_user_tables WHERE relname = $1',
+      [partition],
+    );
+    await client.query('COMMIT');
+    return { summary, scans };
+  } finally {
+    client.release();
+  }
+}
+
+test('a run in a busy hour of other apps is looked up request by request, with the same figures', async () => {
+  const runId = await seedRun(db.query, {
+    label: 'run of a busy hour',
+    app: 'shop',
+    start: new Date('2026-06-02T10:00:00Z'),
+    spanS: 60,
+    successful: 2000,
+    durationSql: '1 + i % 17',
+  });
+  // 100,000 router records of another app between 09:30 and 10:30: 50 times the run's requests,
+  // all within the hour around it, though a share of the day in proportion to time would be 4,000.
+  await db.query(
+    `INSERT INTO router_requests (received_at, app_guid, app_name, path, status, response_time_ms, vcap_request_id,
+       correlation_id)
+    SELECT timestamptz '2026-06-02T09:30:00Z' + i * interval '18 milliseconds', 'guid-other', 'other', '/', 200, 1,
+           'busy-' || i, 'busy-' || i
+    FROM generate_series(1, 100000) i`,
+  );
+  await preparePartitions(db.pool);
+  const day = 'router_requests_p20260602';
+  await db.query(`ANALYZE ${day}`);
+  const { summary, scans } = await summaryAndScans(runId, day);
+  assert.deepEqual(summary, { requests: 2000, router_p50_ms: 0.8 * 9, matched_ratio: 1 });
+  // Each request's record looked up by its id, no read of the day's 102,000 records.
+  assert.ok(scans.seq === 0 && scans.idx >= 2000, `scans of ${day}: ${JSON.stringify(scans)}`);
 });
