@@ -161,8 +161,17 @@ export function sourceOf(procId) {
  * @typedef {{ kind: 'message', bytes: Buffer } | { kind: 'error', reason: string, bytes: number }} Frame
  */
 
-/** A length prefix: 1-9 digits, a space, and the message's header start. */
-const LENGTH_PREFIX = /^([1-9]\d{0,8}) /;
+/**
+ * Where the length prefix at the head of `data` ends (1-9 digits, the first not 0, then a space): the space's
+ * index, or -1. Read byte by byte: a regular expression on a decoded head costs a string and a match per message.
+ * @param {Buffer} data
+ */
+function lengthPrefixEnd(data) {
+  if (!(data[0] >= 0x31 && data[0] <= 0x39)) return -1;
+  let i = 1;
+  while (i < 9 && data[i] >= 0x30 && data[i] <= 0x39) i += 1;
+  return data[i] === 0x20 ? i : -1;
+}
 const RESYNC = /[1-9]\d{0,8} <\d{1,3}>1 /g;
 
 /**
@@ -222,12 +231,11 @@ export function createOctetCountingFramer({ maxMessageBytes }) {
         expected = -1;
       }
       if (data.length === 0) return frames;
-      // The prefix is ASCII: look at a short head only.
-      const head = data.subarray(0, 16).toString('latin1');
-      const prefix = LENGTH_PREFIX.exec(head);
-      if (prefix) {
-        const length = Number(prefix[1]);
-        data = data.subarray(prefix[0].length);
+      const space = lengthPrefixEnd(data);
+      if (space > 0) {
+        let length = 0;
+        for (let digit = 0; digit < space; digit += 1) length = length * 10 + data[digit] - 0x30;
+        data = data.subarray(space + 1);
         if (length > maxMessageBytes) {
           frames.push({ kind: 'error', reason: DRAIN.TOO_LARGE, bytes: length });
           skipping = length;
@@ -238,7 +246,8 @@ export function createOctetCountingFramer({ maxMessageBytes }) {
         }
         continue;
       }
-      if (/^\d{0,9}$/.test(head) && data.length < 16) {
+      // The prefix is ASCII: look at a short head only.
+      if (data.length < 16 && /^\d{0,9}$/.test(data.toString('latin1'))) {
         // An incomplete length prefix: wait for the rest.
         pending = Buffer.from(data);
         return frames;

@@ -1,0 +1,154 @@
+// Pure: what the drain needs of one RFC 5424 message, read in one pass by index: the same checks as
+// parseSyslogMessage (rfc5424.js), without its header captures and structured-data maps (garbage
+// made per message on the intake's one thread). Only the fields a router request uses are sliced.
+import { DRAIN } from '../../../core/reason-codes.js';
+
+/**
+ * @typedef {object} SyslogEnvelope
+ * @property {number} hostname [start, end) of the HOSTNAME field
+ * @property {number} hostnameEnd
+ * @property {number} appName [start, end) of the APP-NAME field
+ * @property {number} appNameEnd
+ * @property {number} procId [start, end) of the PROCID field
+ * @property {number} procIdEnd
+ * @property {string | undefined} tag the wanted structured-data parameter's value, as parseSyslogMessage unescapes it
+ * @property {number} message [start, end) of the MSG part, without the agent's trailing newline
+ * @property {number} messageEnd
+ *
+ * @typedef {{ ok: true, envelope: SyslogEnvelope } | { ok: false, reason: string }} EnvelopeResult
+ */
+
+/** JavaScript's \s, the separator the header's \S+ fields may not hold. @param {number} c a UTF-16 code unit */
+const isSpace = (c) =>
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  (c >= 0xa0 &&
+    (c === 0xa0 ||
+      c === 0x1680 ||
+      (c >= 0x2000 && c <= 0x200a) ||
+      c === 0x2028 ||
+      c === 0x2029 ||
+      c === 0x202f ||
+      c === 0x205f ||
+      c === 0x3000 ||
+      c === 0xfeff));
+
+/**
+ * The end of a header field (`\S+ `) that starts at `from`, or -1.
+ * @param {string} text @param {number} from
+ */
+function fieldEnd(text, from) {
+  let i = from;
+  while (i < text.length && !isSpace(text.charCodeAt(i))) i += 1;
+  return i > from && text.charCodeAt(i) === 32 ? i : -1;
+}
+
+/**
+ * Where the header's six fields end (`<PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID `): the start of each, then
+ * the index after the header; undefined when it is not one.
+ * @param {string} text @returns {number[] | undefined}
+ */
+function headerFields(text) {
+  if (text.charCodeAt(0) !== 0x3c) return undefined;
+  let i = 1;
+  while (i <= 3 && text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) i += 1;
+  if (i === 1 || text.charCodeAt(i) !== 0x3e || text.charCodeAt(i + 1) !== 0x31 || text.charCodeAt(i + 2) !== 32) {
+    return undefined;
+  }
+  const starts = [i + 3];
+  for (let field = 0; field < 5; field += 1) {
+    const end = fieldEnd(text, starts[field]);
+    if (end < 0) return undefined;
+    starts.push(end + 1);
+  }
+  return starts;
+}
+
+/**
+ * Structured data from `start`, checked as parseStructuredData checks it; the value of `param` in the last
+ * element `id` (a later element of the same id replaces an earlier one, a later parameter an earlier one).
+ * @param {string} text @param {number} start @param {string} id @param {string} param
+ * @returns {{ end: number, value: string | undefined } | undefined}
+ */
+function scanStructuredData(text, start, id, param) {
+  if (text[start] === '-') return { end: start + 1, value: undefined };
+  /** @type {string | undefined} */
+  let value;
+  let i = start;
+  while (text[i] === '[') {
+    let j = i + 1;
+    while (j < text.length && text[j] !== ' ' && text[j] !== ']') j += 1;
+    const idLength = j - i - 1;
+    const wantedElement = idLength === id.length && text.startsWith(id, i + 1);
+    if (wantedElement) value = undefined;
+    while (text[j] === ' ') {
+      const eq = text.indexOf('="', j + 1);
+      if (eq < 0) return undefined;
+      const wanted = wantedElement && eq - j - 1 === param.length && text.startsWith(param, j + 1);
+      let k = eq + 2;
+      let from = k;
+      let unescaped = '';
+      for (; k < text.length && text[k] !== '"'; k += 1) {
+        if (text[k] === '\\' && k + 1 < text.length && '"\\]'.includes(text[k + 1])) {
+          if (wanted) unescaped += text.slice(from, k);
+          k += 1;
+          from = k;
+        }
+      }
+      if (k >= text.length) return undefined;
+      if (wanted) value = unescaped + text.slice(from, k);
+      j = k + 1;
+    }
+    if (text[j] !== ']' || idLength === 0) return undefined;
+    i = j + 1;
+  }
+  return i === start ? undefined : { end: i, value };
+}
+
+/**
+ * One RFC 5424 message (no framing), with the value of `param` in the structured-data element `id`. Never throws;
+ * fails where parseSyslogMessage fails, with the same reason.
+ * @param {string} text @param {string} id @param {string} param
+ * @returns {EnvelopeResult}
+ */
+export function scanSyslogEnvelope(text, id, param) {
+  const starts = headerFields(text);
+  if (!starts) return { ok: false, reason: DRAIN.NOT_RFC5424 };
+  const sd = scanStructuredData(text, starts[5], id, param);
+  if (!sd) return { ok: false, reason: DRAIN.BAD_STRUCTURED_DATA };
+  let message = sd.end;
+  if (text.charCodeAt(message) === 32) message += 1;
+  else if (message !== text.length && !(message === text.length - 1 && text.charCodeAt(message) === 10)) {
+    return { ok: false, reason: DRAIN.BAD_STRUCTURED_DATA };
+  }
+  const messageEnd = text.length > message && text.charCodeAt(text.length - 1) === 10 ? text.length - 1 : text.length;
+  return {
+    ok: true,
+    envelope: {
+      hostname: starts[1],
+      hostnameEnd: starts[2] - 1,
+      appName: starts[2],
+      appNameEnd: starts[3] - 1,
+      procId: starts[3],
+      procIdEnd: starts[4] - 1,
+      tag: sd.value,
+      message,
+      messageEnd,
+    },
+  };
+}
+
+/**
+ * Whether the PROCID field [from, to) names source type `type`: `[TYPE]` or `[TYPE/instance]`, as sourceOf reads it.
+ * @param {string} text @param {number} from @param {number} to @param {string} type
+ */
+export function procIdIsSource(text, from, to, type) {
+  const after = from + 1 + type.length;
+  if (text.charCodeAt(from) !== 0x5b || !text.startsWith(type, from + 1) || text.charCodeAt(to - 1) !== 0x5d) {
+    return false;
+  }
+  if (after === to - 1) return true;
+  if (after >= to - 1 || text.charCodeAt(after) !== 0x2f) return false;
+  const close = text.indexOf(']', after);
+  return close === to - 1;
+}
