@@ -30,35 +30,45 @@ export async function relationSizes(db, partitions) {
   return rows.map((row) => ({ parent: String(row.parent), bytes: Number(row.bytes) }));
 }
 
-/** Truncates the files named in argv[1] (JSON), prints how long it took, ms. */
+/** Says `ready`, truncates the files named in argv[1] (JSON) once told to on stdin, prints when it began and ended. */
 const TRUNCATE_CHILD =
-  "const fs = require('node:fs'); const started = performance.now();" +
-  'for (const file of JSON.parse(process.argv[1])) fs.truncateSync(file, 0);' +
-  'console.log(performance.now() - started);';
+  "const fs = require('node:fs'); const files = JSON.parse(process.argv[1]);" +
+  "const at = () => performance.timeOrigin + performance.now(); process.stdout.write('ready\\n');" +
+  "process.stdin.once('data', () => { const began = at(); for (const file of files) fs.truncateSync(file, 0);" +
+  'process.stdout.write(JSON.stringify([began, at()]) + "\\n"); process.exit(0); });';
 
 /**
- * Truncates each group of files in a process of its own, all at once.
- * @param {string[][]} groups @returns {Promise<{ ms: number, each: number[] }>} wall ms, and each process's
+ * Truncates each group of files in a process of its own, all started at once when every process is
+ * ready (their start-up not timed).
+ * @param {string[][]} groups @returns {Promise<{ ms: number, each: number[] }>} from the first
+ *   process's start to the last one's end, and each process's own time, ms
  */
 async function truncateInProcesses(groups) {
-  const started = performance.now();
-  const each = await Promise.all(
-    groups.map(
-      (files) =>
-        new Promise((resolve, reject) => {
-          let out = '';
-          const child = spawn(process.execPath, ['-e', TRUNCATE_CHILD, JSON.stringify(files)], {
-            stdio: ['ignore', 'pipe', 'inherit'],
-          });
-          child.stdout.on('data', (d) => {
-            out += d;
-          });
-          child.on('error', reject);
-          child.on('exit', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`truncate exit ${code}`))));
-        }),
-    ),
+  const children = groups.map((files) =>
+    spawn(process.execPath, ['-e', TRUNCATE_CHILD, JSON.stringify(files)], { stdio: ['pipe', 'pipe', 'inherit'] }),
   );
-  return { ms: performance.now() - started, each: /** @type {number[]} */ (each) };
+  const lines = children.map((child) => {
+    /** @type {Array<(line: string) => void>} */
+    const waiting = [];
+    let buffered = '';
+    child.stdout.on('data', (d) => {
+      buffered += d;
+      for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+        waiting.shift()?.(buffered.slice(0, nl));
+        buffered = buffered.slice(nl + 1);
+      }
+    });
+    return () => new Promise((resolve) => waiting.push(resolve));
+  });
+  const firstLines = lines.map((next) => next());
+  await Promise.all(firstLines);
+  const spans = lines.map((next) => next().then((line) => /** @type {number[]} */ (JSON.parse(line))));
+  for (const child of children) child.stdin.write('go\n');
+  const done = await Promise.all(spans);
+  return {
+    ms: Math.max(...done.map((s) => s[1])) - Math.min(...done.map((s) => s[0])),
+    each: done.map((s) => s[1] - s[0]),
+  };
 }
 
 /**
