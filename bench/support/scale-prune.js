@@ -98,11 +98,12 @@ export async function timePrune(db, { limit, uncache, label }) {
   );
   console.log(`  the data directory's file system: ${mountOf(db.dir)}`);
   console.log(`  steps, ms: migrate (${stepList(steps.migrate)}); prune (${stepList(steps.prune)})`);
+  const perParent = byParent.each?.map((ms, i) => `${byParent.parents?.[i]} ${ms.toFixed(0)}`).join(', ');
   console.log(
     `  bare baseline, the kernel truncating ${relations.length} files of the dropped relations' sizes ` +
       `(${mib(total)}, ${uncache ? 'written out, not cached' : 'in the page cache'}): serially ` +
       `${serial.ms.toFixed(0)} ms; by parent table, ${byParent.each?.length} processes at once ` +
-      `${byParent.ms.toFixed(0)} ms (each ${byParent.each?.map((ms) => ms.toFixed(0)).join(' / ')})`,
+      `${byParent.ms.toFixed(0)} ms (${perParent})`,
   );
   return pruneMs;
 }

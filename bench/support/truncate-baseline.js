@@ -77,7 +77,8 @@ async function truncateInProcesses(groups) {
  * byParent: the files of each parent table truncated by a process of their own, all at once.
  * @param {string} dir @param {Array<{ parent: string, bytes: number }>} relations
  * @param {{ cached?: boolean, byParent?: boolean }} [options]
- * @returns {Promise<{ ms: number, each?: number[] }>} wall ms (byParent: and each process's)
+ * @returns {Promise<{ ms: number, each?: number[], parents?: string[] }>} wall ms (byParent: and each
+ *   parent's process's)
  */
 export async function timeTruncate(dir, relations, { cached = true, byParent = false } = {}) {
   // In blocks of 8 KiB, as PostgreSQL writes its pages: the page cache then holds them as PostgreSQL's.
@@ -93,7 +94,8 @@ export async function timeTruncate(dir, relations, { cached = true, byParent = f
   try {
     if (byParent) {
       const parents = [...new Set(relations.map((r) => r.parent))];
-      return await truncateInProcesses(parents.map((p) => files.filter((_, i) => relations[i].parent === p)));
+      const timed = await truncateInProcesses(parents.map((p) => files.filter((_, i) => relations[i].parent === p)));
+      return { ...timed, parents };
     }
     const started = performance.now();
     for (const file of files) fs.truncateSync(file, 0);
