@@ -9,6 +9,11 @@ import { createProgram, describeError } from './program.js';
 
 export { createProgram, describeError };
 
+// As Node.js 21 and later define it: without it, pg's check for a Cloudflare Worker at load builds
+// a `Response`, which loads Node.js's whole fetch implementation into every command using the database.
+const globals = /** @type {{ navigator?: { userAgent: string } }} */ (globalThis);
+globals.navigator ??= { userAgent: `Node.js/${process.versions.node.split('.')[0]}` };
+
 /** @param {string[]} argv */
 export async function main(argv) {
   let exitCode = 0;

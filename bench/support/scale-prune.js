@@ -55,7 +55,7 @@ function dirtyMib() {
 export async function timePrune(db, { limit, uncache, label }) {
   const { rows } = await db.query('SELECT partition FROM paasmon_partitions() WHERE to_ts <= $1', [limit]);
   const partitions = rows.map((/** @type {any} */ r) => String(r.partition));
-  const sizes = await relationSizes(db, partitions);
+  const relations = await relationSizes(db, partitions);
   const { rows: counts } = await db.query(
     `SELECT (SELECT count(*) FROM router_requests)::bigint AS router, (SELECT count(*) FROM loadgen_requests)::bigint
        AS loadgen, (SELECT count(*) FROM paasmon_partitions()) AS partitions,
@@ -80,8 +80,9 @@ export async function timePrune(db, { limit, uncache, label }) {
   if (prune.code !== 0) throw new Error(`paasmon prune failed: ${prune.stderr}`);
   const bytesAfter = Number((await db.query('SELECT pg_database_size(current_database()) AS b')).rows[0].b);
   const steps = loggedSteps(prune.stderr);
-  const truncateMs = timeTruncate(db.dir, sizes, { cached: !uncache });
-  const total = sizes.reduce((a, b) => a + b, 0);
+  const serial = await timeTruncate(db.dir, relations, { cached: !uncache });
+  const byParent = await timeTruncate(db.dir, relations, { cached: !uncache, byParent: true });
+  const total = relations.reduce((sum, r) => sum + r.bytes, 0);
   console.log(
     `\npaasmon prune, ${label}: ${pruneMs.toFixed(0)} ms (whole process; goal < 2000 ms: ` +
       `${pruneMs < 2000 ? 'met' : 'NOT met'}); the same with --dry-run ${dryMs.toFixed(0)} ms`,
@@ -97,9 +98,12 @@ export async function timePrune(db, { limit, uncache, label }) {
   );
   console.log(`  the data directory's file system: ${mountOf(db.dir)}`);
   console.log(`  steps, ms: migrate (${stepList(steps.migrate)}); prune (${stepList(steps.prune)})`);
+  const perParent = byParent.each?.map((ms, i) => `${byParent.parents?.[i]} ${ms.toFixed(0)}`).join(', ');
   console.log(
-    `  bare baseline, the kernel truncating ${sizes.length} files of the dropped relations' sizes ` +
-      `(${mib(total)}, ${uncache ? 'written out, not cached' : 'in the page cache'}): ${truncateMs.toFixed(0)} ms`,
+    `  bare baseline, the kernel truncating ${relations.length} files of the dropped relations' sizes ` +
+      `(${mib(total)}, ${uncache ? 'written out, not cached' : 'in the page cache'}): serially ` +
+      `${serial.ms.toFixed(0)} ms; by parent table, ${byParent.each?.length} processes at once ` +
+      `${byParent.ms.toFixed(0)} ms (${perParent})`,
   );
   return pruneMs;
 }

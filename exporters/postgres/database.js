@@ -1,7 +1,6 @@
 // Where PostgreSQL comes from: DATABASE_URL, a bound CF service, or the embedded server kept
 // running under PAASMON_DATA_DIR (embedded-server.js).
 import pg from 'pg';
-import { ensureEmbeddedServer } from './embedded-server.js';
 import { migrate } from './migrate.js';
 import { POOL_SIZE } from '../../core/tunables.js';
 
@@ -48,6 +47,8 @@ export async function openDatabase(config, { log }) {
   if (config.databaseUrl) {
     poolConfig = { connectionString: config.databaseUrl };
   } else {
+    // Loaded only here: a command given DATABASE_URL never needs the embedded server's modules.
+    const { ensureEmbeddedServer } = await import('./embedded-server.js');
     const { port, password } = await ensureEmbeddedServer(config.dataDir, { log });
     poolConfig = { host: '127.0.0.1', port, user: 'paasmon', password, database: 'postgres' };
   }
@@ -75,15 +76,17 @@ export async function openDatabase(config, { log }) {
 /**
  * Opens the database, applies pending migrations, runs `work` with the pool (and the names of the
  * migrations applied now), and closes it again: the frame of every command that only needs PostgreSQL.
+ * views: see migrate (a command's start applies the view files only when they changed).
  * @template T
  * @param {DatabaseSettings} config @param {import('pino').Logger} log
  * @param {(pool: import('pg').Pool, applied: string[]) => Promise<T>} work
+ * @param {{ views?: 'always' | 'changed' }} [options]
  * @returns {Promise<T>}
  */
-export async function withMigratedDatabase(config, log, work) {
+export async function withMigratedDatabase(config, log, work, { views = 'changed' } = {}) {
   const database = await openDatabase(config, { log });
   try {
-    const applied = await migrate(database.pool, log).catch((err) => {
+    const applied = await migrate(database.pool, log, { views }).catch((err) => {
       throw unreachable(err, config);
     });
     return await work(database.pool, applied);

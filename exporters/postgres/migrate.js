@@ -1,6 +1,8 @@
 // The schema: the tables by sql/migrations/*.sql applied in order by node-pg-migrate, recorded in
-// paasmon_migrations; then the views and SQL functions of sql/views/*.sql, every file on every
-// migrate in name order, so their current definition is the file's. All in one transaction.
+// paasmon_migrations; then the views and SQL functions of sql/views/*.sql in name order, so their
+// current definition is the file's: on every explicit migrate, and on other commands' migrate when
+// the files differ from those last applied (paasmon_view_files) or a migration ran. One transaction.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +40,14 @@ export function viewFiles() {
     .sort();
 }
 
+/** The view files' names and texts, in the order they are applied, and one digest of them all. */
+function readViewFiles() {
+  const files = viewFiles().map((name) => ({ name, sql: fs.readFileSync(path.join(VIEWS_DIR, name), 'utf8') }));
+  const hash = createHash('sha256');
+  for (const { name, sql } of files) hash.update(`${name}\0${sql}\0`);
+  return { files, digest: hash.digest('hex') };
+}
+
 /**
  * Whether the runner has anything to do: false only when the migrations table lists exactly the
  * files of sql/migrations, in their order (then the runner would only read them all to find so).
@@ -57,18 +67,46 @@ async function migrationsPending(query) {
   return applied.join('\n') !== files.join('\n');
 }
 
+/**
+ * Applies every file of sql/views when `always` or when their digest is not the one last applied
+ * (paasmon_view_files), and records it. `applying` is told each file's name before it runs.
+ * @param {(sql: string, params?: unknown[]) => Promise<any>} query @param {boolean} always
+ * @param {(file: string | undefined) => void} applying
+ */
+async function applyViews(query, always, applying) {
+  const { files, digest } = readViewFiles();
+  if (!always) {
+    const { rows } = await query('SELECT digest FROM paasmon_view_files');
+    if (rows[0]?.digest === digest) return;
+  }
+  for (const file of files) {
+    applying(`sql/views/${file.name}`);
+    await query(file.sql);
+  }
+  applying(undefined);
+  await query(
+    `INSERT INTO paasmon_view_files (digest) VALUES ($1)
+     ON CONFLICT (single) DO UPDATE SET digest = excluded.digest, applied_at = now()`,
+    [digest],
+  );
+}
+
 // The runner's own transaction statements: the whole migrate is one transaction of ours instead.
 const RUNNER_TRANSACTION = new Set(['BEGIN', 'COMMIT', 'ROLLBACK']);
 
 /**
  * Applies pending migrations, then every file of sql/views, in one transaction under the advisory
  * lock node-pg-migrate uses (safe with several collectors: the second waits, then finds nothing to
- * migrate). A lost connection is thrown as it came (isConnectionError tells it); anything else the
- * database refused becomes a MigrationError whose one-line message names the file and the server's error.
+ * migrate). views 'changed' (a command's start) skips the view files when no migration ran and
+ * their digest is the one last applied, so a view changed by hand stays until an explicit migrate
+ * ('always', the default) puts it back. A lost connection is thrown as it came (isConnectionError
+ * tells it); anything else the database refused becomes a MigrationError whose one-line message
+ * names the file and the server's error.
  * @param {import('pg').Pool} pool @param {import('pino').Logger} log
+ * @param {{ views?: 'always' | 'changed' }} [options]
  * @returns {Promise<string[]>} names of the migrations applied now
  */
-export async function migrate(pool, log) {
+export async function migrate(pool, log, { views = 'always' } = {}) {
   /** @type {string | undefined} */
   let current;
   /** @type {unknown} */
@@ -113,10 +151,9 @@ export async function migrate(pool, log) {
             },
           });
       steps.migrations = Math.round(performance.now() - started);
-      for (const file of viewFiles()) {
-        current = `sql/views/${file}`;
-        await query(fs.readFileSync(path.join(VIEWS_DIR, file), 'utf8'));
-      }
+      await applyViews(query, views === 'always' || done.length > 0, (file) => {
+        current = file;
+      });
       await query('COMMIT');
       steps.views = Math.round(performance.now() - started) - steps.migrations;
       return done;
