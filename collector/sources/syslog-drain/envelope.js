@@ -3,6 +3,7 @@
 // structured-data maps (garbage made per message on the intake's one thread). Only the fields a
 // router request uses are sliced.
 import { DRAIN } from '../../../core/reason-codes.js';
+import { isSpace } from '../router-logs/line-scan.js';
 
 /**
  * @typedef {object} SyslogEnvelope
@@ -18,21 +19,6 @@ import { DRAIN } from '../../../core/reason-codes.js';
  *
  * @typedef {{ ok: true, envelope: SyslogEnvelope } | { ok: false, reason: string }} EnvelopeResult
  */
-
-/** JavaScript's \s, the separator the header's \S+ fields may not hold. @param {number} c a UTF-16 code unit */
-const isSpace = (c) =>
-  c === 32 ||
-  (c >= 9 && c <= 13) ||
-  (c >= 0xa0 &&
-    (c === 0xa0 ||
-      c === 0x1680 ||
-      (c >= 0x2000 && c <= 0x200a) ||
-      c === 0x2028 ||
-      c === 0x2029 ||
-      c === 0x202f ||
-      c === 0x205f ||
-      c === 0x3000 ||
-      c === 0xfeff));
 
 /**
  * The end of a header field (`\S+ `) that starts at `from`, or -1.
