@@ -52,7 +52,7 @@ function headerFields(text) {
 }
 
 /**
- * Structured data from `start`, checked as parseStructuredData checks it; the value of `param` in the last
+ * Structured data from `start`, checked as a full RFC 5424 parse checks it; the value of `param` in the last
  * element `id` (a later element of the same id replaces an earlier one, a later parameter an earlier one).
  * @param {string} text @param {number} start @param {string} id @param {string} param
  * @returns {{ end: number, value: string | undefined } | undefined}
@@ -94,7 +94,7 @@ function scanStructuredData(text, start, id, param) {
 
 /**
  * One RFC 5424 message (no framing), with the value of `param` in the structured-data element `id`. Never throws;
- * fails where parseSyslogMessage fails, with the same reason.
+ * fails where the full parse (the tests' reference, parseSyslogMessage) fails, with the same reason.
  * @param {string} text @param {string} id @param {string} param
  * @returns {EnvelopeResult}
  */
