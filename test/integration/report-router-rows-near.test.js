@@ -21,23 +21,31 @@ after(async () => {
   await db?.stop();
 });
 
-test('a run among many router records of other days is joined by hash, with the same figures', async () => {
-  const runId = await seedRun(db.query, {
-    label: 'run of June',
-    app: 'shop',
-    start: new Date('2026-06-01T10:00:00Z'),
-    spanS: 60,
-    successful: 2000,
-    durationSql: '1 + i % 17',
-  });
-  // 100,000 router records of March: 50 times the run's requests, but none of them near it.
-  await db.query(
+/**
+ * A run of 2,000 requests of app shop from `start`, 60 s long.
+ * @param {string} label @param {Date} start
+ */
+const seedShopRun = (label, start) =>
+  seedRun(db.query, { label, app: 'shop', start, spanS: 60, successful: 2000, durationSql: '1 + i % 17' });
+
+/**
+ * 100,000 router records of another app, one every `stepMs` from `from`, ids `prefix-i`.
+ * @param {string} from @param {number} stepMs @param {string} prefix
+ */
+const insertOtherAppRecords = (from, stepMs, prefix) =>
+  db.query(
     `INSERT INTO router_requests (received_at, app_guid, app_name, path, status, response_time_ms, vcap_request_id,
        correlation_id)
-    SELECT timestamptz '2026-03-01T00:00:00Z' + i * interval '10 milliseconds', 'guid-other', 'other', '/', 200, 1,
-           'march-' || i, 'march-' || i
+    SELECT $1::timestamptz + i * $2 * interval '1 millisecond', 'guid-other', 'other', '/', 200, 1,
+           $3 || '-' || i, $3 || '-' || i
     FROM generate_series(1, 100000) i`,
+    [from, stepMs, prefix],
   );
+
+test('a run among many router records of other days is joined by hash, with the same figures', async () => {
+  const runId = await seedShopRun('run of June', new Date('2026-06-01T10:00:00Z'));
+  // 100,000 router records of March: 50 times the run's requests, but none of them near it.
+  await insertOtherAppRecords('2026-03-01T00:00:00Z', 10, 'march');
   await preparePartitions(db.pool); // the rows into their days' partitions, analyzed
   const june = 'router_requests_p20260601';
   const { rows: parts } = await db.query('SELECT relname FROM pg_class WHERE relname = $1', [june]);
@@ -91,23 +99,10 @@ async function summaryAndScans(runId, partition) {
 }
 
 test('a run in a busy hour of other apps is looked up request by request, with the same figures', async () => {
-  const runId = await seedRun(db.query, {
-    label: 'run of a busy hour',
-    app: 'shop',
-    start: new Date('2026-06-02T10:00:00Z'),
-    spanS: 60,
-    successful: 2000,
-    durationSql: '1 + i % 17',
-  });
+  const runId = await seedShopRun('run of a busy hour', new Date('2026-06-02T10:00:00Z'));
   // 100,000 router records of another app between 09:30 and 10:30: 50 times the run's requests,
   // all within the hour around it, though a share of the day in proportion to time would be 4,000.
-  await db.query(
-    `INSERT INTO router_requests (received_at, app_guid, app_name, path, status, response_time_ms, vcap_request_id,
-       correlation_id)
-    SELECT timestamptz '2026-06-02T09:30:00Z' + i * interval '18 milliseconds', 'guid-other', 'other', '/', 200, 1,
-           'busy-' || i, 'busy-' || i
-    FROM generate_series(1, 100000) i`,
-  );
+  await insertOtherAppRecords('2026-06-02T09:30:00Z', 18, 'busy');
   await preparePartitions(db.pool);
   const day = 'router_requests_p20260602';
   await db.query(`ANALYZE ${day}`);

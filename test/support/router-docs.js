@@ -134,7 +134,6 @@ export function expectedRow(r) {
   };
 }
 
-/** Index settings for logs-app-* as logsearch maps them (response_time_ms as long). */
 /** The router_request record paasmon would parse from a request's line (for COPY benches). @param {TruthRequest} r */
 export function routerRecord(r) {
   return {
@@ -153,6 +152,7 @@ export function routerRecord(r) {
   };
 }
 
+/** Index settings for logs-app-* as logsearch maps them (response_time_ms as long). */
 export const LOGSEARCH_TEMPLATE = {
   index_patterns: ['logs-app-*'],
   settings: { number_of_shards: 2, number_of_replicas: 0 },
