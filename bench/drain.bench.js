@@ -25,6 +25,7 @@ import {
   cpuSecondsOf,
   cpuSecondsOfTree,
   exitedChildrenCpuSeconds,
+  mainThreadCpuSecondsOf,
   httpsBatchRequests,
   octetCountedWrites,
   sendHttpsBatch,
@@ -147,17 +148,19 @@ async function collect(cli, drainEnv) {
     await db.query('TRUNCATE router_requests');
     const target = (await inserted()) + LINES;
     const pid = /** @type {number} */ (child.pid);
-    const cpu = { collect: cpuSecondsOf(pid), pg: postgresCpu(), bench: benchCpu() };
+    const cpu = { collect: cpuSecondsOf(pid), main: mainThreadCpuSecondsOf(pid), pg: postgresCpu(), bench: benchCpu() };
     const started = performance.now();
     const detail = await send();
     const sent = perLine(benchCpu() - cpu.bench);
     await storedAll(inserted, target, way);
     const rate = LINES / ((performance.now() - started) / 1000);
     const cpuUs = perLine(cpuSecondsOf(pid) - cpu.collect);
+    const mainUs = perLine(mainThreadCpuSecondsOf(pid) - cpu.main);
     const pgUs = perLine(postgresCpu() - cpu.pg);
     console.log(
       `drain ${way.padEnd(15)} ${await count()} rows, ${Math.round(rate)} messages/s, µs CPU/message: ` +
-        `collect ${cpuUs.toFixed(1)}, PostgreSQL ${pgUs.toFixed(1)}, sender ${sent.toFixed(1)} (${detail})`,
+        `collect ${cpuUs.toFixed(1)} (main thread ${mainUs.toFixed(1)}), PostgreSQL ${pgUs.toFixed(1)}, ` +
+        `sender ${sent.toFixed(1)} (${detail}); collect peak RSS so far ${peakRssMb(pid).toFixed(1)} MB`,
     );
     return { rate, cpuUs, pgUs };
   };
