@@ -34,8 +34,9 @@ export function drainConfigured(config) {
  * @param {import('../../../core/types.js').OpenIntake} deps.openIntake where the records go (the pipeline's)
  * @param {import('pino').Logger} deps.log
  * @param {import('./receiver.js').DrainMetrics} [deps.metrics]
+ * @param {import('./receiver.js').OpenParser} [deps.openParser] the parse on another thread
  */
-export async function startDrain(config, { openIntake, log, metrics }) {
+export async function startDrain(config, { openIntake, log, metrics, openParser }) {
   const drainLog = log.child({ source: 'syslog-drain' });
   const receiver = createDrainReceiver({
     openIntake,
@@ -43,6 +44,7 @@ export async function startDrain(config, { openIntake, log, metrics }) {
     correlationField: headerLogField(config.correlationHeader),
     log: drainLog,
     metrics,
+    openParser,
   });
   const handler = config.drain.token
     ? createDrainHandler({ token: config.drain.token, receiver, log: drainLog })
