@@ -9,7 +9,6 @@ import { createSharing } from './pipeline/claims.js';
 import { createJob } from './pipeline/job.js';
 import { ingestLogCache } from './pipeline/log-cache.js';
 import { createPoller } from './pipeline/poller.js';
-import { openDrainParser } from './pipeline/drain-parse.js';
 import { pushedPages } from './pipeline/pushed-pages.js';
 import { createSkippedWindow } from './pipeline/skipped-window.js';
 import { createCloudControllerSource } from './sources/cloud-controller/index.js';
@@ -195,11 +194,7 @@ function drainJob(config, { log, prometheus, pool, schemaReady }) {
       prometheus.write(inserted),
   };
   const openIntake = pushedPages({ pool, schemaReady, log });
-  return {
-    name: 'syslog-drain',
-    trigger: 'push',
-    start: () => startDrain(config, { openIntake, log, metrics, openParser: openDrainParser }),
-  };
+  return { name: 'syslog-drain', trigger: 'push', start: () => startDrain(config, { openIntake, log, metrics }) };
 }
 
 /**

@@ -208,8 +208,6 @@
  * @property {(records: Iterable<PaasmonRecord>, onUnusable: (error: Error) => void) => number} write records of
  *   one kind, encoded as they come (a generator's never all exist at once); a record a value of which cannot be
  *   encoded is left out and told to `onUnusable`, the others kept; returns how many were encoded
- * @property {(kind: RecordKind, encoded: EncodedRows, observeRows?: () => PaasmonRecord[]) => void} writeEncoded
- *   rows encoded elsewhere (the drain's parse thread), and what the metrics observe of them once stored
  * @property {(options?: { force?: boolean }) => Promise<void>} flush
  * @property {() => Promise<void>} close
  * @property {number} pending records not written yet

@@ -7,8 +7,6 @@ import { DRAIN_BATCH_ROWS, DRAIN_FLUSH_INTERVAL_MS, DRAIN_SCHEMA_WAIT_MS } from 
 import { createPageEncoder, createPageWriter } from '../../exporters/postgres/page-writer.js';
 import { createPostgresSink } from '../../exporters/postgres/sink.js';
 
-/** About the size of a router request's row, for the first size of a page's buffer. */
-const ROW_BYTES = 320;
 /** Pages written at once: the next page's COPY overlaps the last one's commit and the parsing. */
 const DRAIN_PAGES_IN_FLIGHT = 2;
 
@@ -86,14 +84,6 @@ function* oneKind(first, iterator) {
   }
 }
 
-/** Encoded rows one after the other, as one. @param {EncodedRows[]} parts @returns {EncodedRows} */
-function joinEncoded(parts) {
-  let rows = 0;
-  let cleaned = 0;
-  for (const part of parts) ((rows += part.rows), (cleaned += part.cleaned ?? 0));
-  return { data: Buffer.concat(parts.map((part) => part.data)), rows, cleaned };
-}
-
 /**
  * The page being filled: the rows of every write encoded into one buffer, handed over once it is
  * full or on the flush timer.
@@ -104,19 +94,11 @@ function createOpenPage(observe) {
   let encoder;
   /** @type {PaasmonRecord[]} */
   let observed = [];
-  /** Rows encoded elsewhere (the drain's parse thread), copied in, and what to observe of them. */
-  /** @type {Buffer | undefined} */
-  let copied;
-  let copiedBytes = 0;
-  let copiedCleaned = 0;
-  /** @type {(() => PaasmonRecord[])[]} */
-  let observeLater = [];
-  let chunkRows = 0;
   /** @type {PaasmonRecord['kind'] | undefined} */
   let kind;
   return {
     get rows() {
-      return (encoder?.rows ?? 0) + chunkRows;
+      return encoder?.rows ?? 0;
     },
     get kind() {
       return kind;
@@ -137,44 +119,15 @@ function createOpenPage(observe) {
         (_, error) => (kept.pop(), onUnusable(error)),
       );
     },
-    /**
-     * Rows already encoded, copied in as they are (their buffer may be used again once this returns).
-     * @param {PaasmonRecord['kind']} kindOfAll @param {EncodedRows} encoded
-     * @param {() => PaasmonRecord[]} [observeRows] what to observe of them, made once they are stored
-     */
-    addEncoded(kindOfAll, encoded, observeRows) {
-      kind = kindOfAll;
-      const size = copiedBytes + encoded.data.length;
-      if (!copied || copied.length < size) {
-        const bigger = Buffer.allocUnsafeSlow(Math.max(size, 2 * (copied?.length ?? 0), DRAIN_BATCH_ROWS * ROW_BYTES));
-        copied?.copy(bigger, 0, 0, copiedBytes);
-        copied = bigger;
-      }
-      copiedBytes += encoded.data.copy(copied, copiedBytes);
-      copiedCleaned += encoded.cleaned ?? 0;
-      chunkRows += encoded.rows;
-      if (observe && observeRows) observeLater.push(observeRows);
-    },
     /** The page, and the records to observe once it is stored; the open page is empty again. */
     take() {
-      /** @type {EncodedRows[]} */
-      const parts = [];
-      if (copied) parts.push({ data: copied.subarray(0, copiedBytes), rows: chunkRows, cleaned: copiedCleaned });
-      if (encoder) parts.push(encoder.done());
-      const later = observeLater;
-      const kept = observed;
       const page = {
         kind: /** @type {PaasmonRecord['kind']} */ (kind),
-        encoded: parts.length === 1 ? parts[0] : joinEncoded(parts),
-        observed: later.length === 0 ? () => kept : () => [...kept, ...later.flatMap((rows) => rows())],
+        encoded: /** @type {ReturnType<typeof createPageEncoder>} */ (encoder).done(),
+        observed,
       };
       encoder = undefined;
       observed = [];
-      copied = undefined;
-      copiedBytes = 0;
-      copiedCleaned = 0;
-      observeLater = [];
-      chunkRows = 0;
       kind = undefined;
       return page;
     },
@@ -193,7 +146,7 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
   return ({ maxBuffered, observe, onStored, onPending }) => {
     const writeRouterPage = createPageWriter(pool);
     /** What to observe of each page the sink holds, until it is stored (and the page let go). */
-    const observations = /** @type {WeakMap<EncodedRows, () => PaasmonRecord[]>} */ (new WeakMap());
+    const observations = /** @type {WeakMap<EncodedRows, PaasmonRecord[]>} */ (new WeakMap());
     const open = createOpenPage(observe);
     const sink = createPostgresSink({
       pool,
@@ -208,7 +161,7 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
         const rows = page.encoded?.rows ?? page.records.length;
         const observed = page.encoded && observations.get(page.encoded);
         // All rows new: the page's own records are the ones inserted; else the writer read them back.
-        onStored(rows, observed && inserted.count === rows ? { ...inserted, records: observed() } : inserted);
+        onStored(rows, observed && inserted.count === rows ? { ...inserted, records: observed } : inserted);
         // What came in during this write is the next page, unless another write is in flight (see flush).
         if (sink.writesInFlight <= 1) seal();
         return inserted;
@@ -250,19 +203,6 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
         if (open.rows >= DRAIN_BATCH_ROWS) seal();
         onPending(sink.pending + open.rows);
         return written;
-      },
-      /**
-       * Rows encoded elsewhere (the drain's parse thread) are copied into the open page as they are (their buffer
-       * may be used again once this returns).
-       * @param {PaasmonRecord['kind']} kind @param {EncodedRows} encoded
-       * @param {() => PaasmonRecord[]} [observeRows] what to observe of them, made once they are stored
-       */
-      writeEncoded(kind, encoded, observeRows) {
-        if (encoded.rows === 0) return;
-        if (open.kind !== undefined && open.kind !== kind) seal();
-        open.addEncoded(kind, encoded, observeRows);
-        if (open.rows >= DRAIN_BATCH_ROWS) seal();
-        onPending(sink.pending + open.rows);
       },
       flush,
       async close() {

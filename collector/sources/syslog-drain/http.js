@@ -3,7 +3,7 @@
 // 503 with the buffer full loses nothing.
 import crypto from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { MessageSlice, messageBounds } from './rfc5424.js';
+import { messageBounds, messagesOf } from './rfc5424.js';
 
 /**
  * @typedef {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, url: URL) =>
@@ -89,7 +89,7 @@ export function createDrainHandler({ token, receiver, log }) {
       if (receiver.room === 0 && !(await receiver.waitForRoom(HOLD_WHEN_FULL_MS))) {
         return refuseBody(res, receiver, count - from);
       }
-      accepted += receiver.offer(new MessageSlice(body, bounds, from, Math.min(count, from + MESSAGES_PER_TURN)));
+      accepted += receiver.offer(messagesOf(body, bounds, from, Math.min(count, from + MESSAGES_PER_TURN)));
     }
     log.trace({ messages: count, accepted }, 'drain: http body');
     res.writeHead(204).end();

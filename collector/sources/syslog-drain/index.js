@@ -34,9 +34,8 @@ export function drainConfigured(config) {
  * @param {import('../../../core/types.js').OpenIntake} deps.openIntake where the records go (the pipeline's)
  * @param {import('pino').Logger} deps.log
  * @param {import('./receiver.js').DrainMetrics} [deps.metrics]
- * @param {import('./receiver.js').OpenParser} [deps.openParser] the parse on another thread
  */
-export async function startDrain(config, { openIntake, log, metrics, openParser }) {
+export async function startDrain(config, { openIntake, log, metrics }) {
   const drainLog = log.child({ source: 'syslog-drain' });
   const receiver = createDrainReceiver({
     openIntake,
@@ -44,7 +43,6 @@ export async function startDrain(config, { openIntake, log, metrics, openParser 
     correlationField: headerLogField(config.correlationHeader),
     log: drainLog,
     metrics,
-    openParser,
   });
   const handler = config.drain.token
     ? createDrainHandler({ token: config.drain.token, receiver, log: drainLog })

@@ -7,8 +7,7 @@
 import { EventEmitter } from 'node:events';
 import { DRAIN } from '../../../core/reason-codes.js';
 import { DRAIN_BATCH_ROWS } from '../../../core/tunables.js';
-import { MessageSlice } from './rfc5424.js';
-import { routerRequestsOf } from './records.js';
+import { routerRequestFromSyslog } from './records.js';
 
 /**
  * @typedef {object} DrainCounts
@@ -24,25 +23,7 @@ import { routerRequestsOf } from './records.js';
  * @property {(outcome: string, reason: string, n: number) => void} count
  * @property {(records: number) => void} buffered
  * @property {(inserted: import('../../../core/types.js').PaasmonRecord[]) => void} observeRouterRequests
- *
- * The parse on another thread (pipeline/drain-parse.js): batches answered in order.
- * @typedef {object} DrainParser
- * @property {(slice: MessageSlice) => void} parse hands messages over (answered through `onParsed`)
- * @property {() => Promise<void>} close parses what was handed over, waits for the answers, stops
- *
- * @typedef {object} ParsedMessages
- * @property {import('../../../core/types.js').EncodedRows} encoded the router requests, encoded for COPY
- * @property {(() => import('../../../core/types.js').PaasmonRecord[]) | undefined} observeRows for the metrics
- * @property {{ outcome: 'rejected' | 'dropped', reason: string, n: number }[]} skipped messages left out, by reason
- * @property {{ reason: string, message: string }[]} samples some rejected messages (debug)
- * @property {string[]} unusable why each row left out at encoding was
- *
- * @typedef {(options: { correlationField?: string, observe: boolean, log: import('pino').Logger,
- *   onParsed: (parsed: ParsedMessages, messages: number) => void }) => DrainParser} OpenParser
  */
-
-/** Messages handed to the parse thread and not parsed yet, at most (give or take a slice or a read each). */
-export const PARSE_AHEAD = 4000;
 
 /**
  * @param {object} options
@@ -51,9 +32,8 @@ export const PARSE_AHEAD = 4000;
  * @param {string} [options.correlationField]
  * @param {import('pino').Logger} options.log
  * @param {DrainMetrics} [options.metrics]
- * @param {OpenParser} [options.openParser] parse on another thread (else on this one, as messages come)
  */
-export function createDrainReceiver({ openIntake, maxBuffered, correlationField, log, metrics, openParser }) {
+export function createDrainReceiver({ openIntake, maxBuffered, correlationField, log, metrics }) {
   /** @type {DrainCounts} */
   const counts = { accepted: 0, stored: 0, inserted: 0, rejected: {}, dropped: {}, refused: 0, unauthorized: 0 };
   const events = new EventEmitter();
@@ -82,15 +62,7 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
     counts[outcome][reason] = (counts[outcome][reason] ?? 0) + n;
     metrics?.count(outcome, reason, n);
   }
-  const parser = openParser?.({
-    correlationField,
-    observe: Boolean(metrics),
-    log,
-    onParsed: (parsed, messages) => ((parsing -= messages), take(parsed)),
-  });
-  /** Messages handed to the parse thread and not answered yet: they count against the bound. */
-  let parsing = 0;
-  const room = () => (closed ? 0 : Math.max(0, Math.min(maxBuffered - intake.pending, PARSE_AHEAD) - parsing));
+  const room = () => (closed ? 0 : Math.max(0, maxBuffered - intake.pending));
   /** A parsed message with a value its column cannot hold. @param {Error} error */
   const leftOut = (error) => (tally('rejected', DRAIN.BAD_VALUE), log.warn({ reason: error.message }, 'not stored'));
 
@@ -110,7 +82,6 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
      * @param {Iterable<string>} messages
      */
     offer(messages) {
-      if (parser && messages instanceof MessageSlice) return handOver(messages);
       // Each record is encoded as soon as it is parsed: none outlives the next message's parse.
       const accepted = intake.write(parseMessages(messages, { correlationField, tally, log }), leftOut);
       counts.accepted += accepted;
@@ -134,48 +105,30 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
     async close() {
       if (closed) return;
       closed = true;
-      await parser?.close();
       await intake.close();
       if (intake.pending > 0) tally('dropped', DRAIN.SHUTDOWN, intake.pending);
     },
     /** For /healthz. */
     state: () => drainState(intake, counts, maxBuffered, stored.at),
   };
-
-  /** Sends messages to the parse thread; their rows join the intake once parsed. @param {MessageSlice} slice */
-  function handOver(slice) {
-    parsing += slice.count;
-
-    parser?.parse(slice);
-    return slice.count;
-  }
-
-  /** A parsed batch into the intake, its left-out messages counted. @param {ParsedMessages} parsed */
-  function take({ encoded, observeRows, skipped, samples, unusable }) {
-    for (const { outcome, reason, n } of skipped) tally(outcome, reason, n);
-    for (const { reason, message } of samples) log.debug({ reason, message }, 'drain: message rejected');
-    for (const reason of unusable) leftOut(new Error(reason));
-    intake.writeEncoded('router_request', encoded, observeRows);
-    counts.accepted += encoded.rows;
-    metrics?.count('accepted', '', encoded.rows);
-    if (intake.pending >= DRAIN_BATCH_ROWS) void intake.flush();
-    if (room() > 0) events.emit('room');
-  }
 }
 
 /**
  * @param {Iterable<string>} messages
  * @param {{ correlationField: string | undefined, tally: (outcome: 'rejected' | 'dropped', reason: string) => void,
  *   log: import('pino').Logger }} options
+ * @returns {Generator<import('../../../core/types.js').RouterRequest>}
  */
-function parseMessages(messages, { correlationField, tally, log }) {
-  return routerRequestsOf(messages, {
-    correlationField,
-    onSkip(outcome, reason, text) {
-      tally(outcome, reason);
-      if (outcome === 'rejected') log.debug({ reason, message: text.slice(0, 300) }, 'drain: message rejected');
-    },
-  });
+function* parseMessages(messages, { correlationField, tally, log }) {
+  for (const text of messages) {
+    const result = routerRequestFromSyslog(text, { correlationField });
+    if (result.ok) yield result.record;
+    else if (result.ignored) tally('dropped', result.reason);
+    else {
+      tally('rejected', result.reason);
+      log.debug({ reason: result.reason, message: text.slice(0, 300) }, 'drain: message rejected');
+    }
+  }
 }
 
 /**

@@ -44,18 +44,3 @@ export function appNameOfHostname(hostname) {
   const parts = hostname.split('.');
   return parts.length === 3 && parts[2] ? parts[2] : null;
 }
-
-/**
- * The router requests of `messages`, each parsed as it is reached; every other message is told to `onSkip`.
- * @param {Iterable<string>} messages
- * @param {{ correlationField?: string, onSkip: (outcome: 'rejected' | 'dropped', reason: string, text: string) => void }}
- *   options
- * @returns {Generator<import('../../../core/types.js').RouterRequest>}
- */
-export function* routerRequestsOf(messages, { correlationField, onSkip }) {
-  for (const text of messages) {
-    const result = routerRequestFromSyslog(text, { correlationField });
-    if (result.ok) yield result.record;
-    else onSkip(result.ignored ? 'dropped' : 'rejected', result.reason, text);
-  }
-}

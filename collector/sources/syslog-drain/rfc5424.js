@@ -57,48 +57,6 @@ export function* messagesOf(body, bounds, from = 0, to = bounds.length / 2) {
   for (let i = 2 * from; i < 2 * to; i += 2) yield body.toString('utf8', bounds[i], bounds[i + 1]);
 }
 
-/**
- * Messages of a buffer, by their bounds: iterated as strings (each decoded when reached), or copied out
- * as bytes for the parse thread.
- */
-export class MessageSlice {
-  /**
-   * @param {Uint8Array} data @param {number[] | Int32Array} bounds the start and end of each message
-   * @param {number} [from] the first message's index @param {number} [to] the index after the last message
-   */
-  constructor(data, bounds, from = 0, to = bounds.length / 2) {
-    this.data = data;
-    this.bounds = bounds;
-    this.from = from;
-    this.to = to;
-  }
-
-  /** Frames' bytes, one after the other in one buffer. @param {Buffer[]} frames */
-  static of(frames) {
-    let size = 0;
-    for (const frame of frames) size += frame.length;
-    const data = Buffer.allocUnsafeSlow(size);
-    const bounds = new Int32Array(2 * frames.length);
-    let at = 0;
-    frames.forEach((frame, i) => {
-      bounds[2 * i] = at;
-      at += frame.copy(data, at);
-      bounds[2 * i + 1] = at;
-    });
-    return new MessageSlice(data, bounds);
-  }
-
-  get count() {
-    return this.to - this.from;
-  }
-
-  /** @returns {Generator<string>} */
-  *[Symbol.iterator]() {
-    const data = Buffer.from(this.data.buffer, this.data.byteOffset, this.data.byteLength);
-    yield* messagesOf(data, /** @type {number[]} */ (this.bounds), this.from, this.to);
-  }
-}
-
 /** The messages of an HTTPS drain body, as strings. @param {Buffer} body @returns {string[]} */
 export const splitHttpBody = (body) => [...messagesOf(body, messageBounds(body))];
 

@@ -6,7 +6,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { once } from 'node:events';
 import { ConfigError } from '../../../core/errors.js';
-import { MessageSlice, createOctetCountingFramer } from './rfc5424.js';
+import { createOctetCountingFramer } from './rfc5424.js';
 import { DRAIN } from '../../../core/reason-codes.js';
 
 /** Larger than any gorouter line with many logged headers; a longer frame is skipped and counted. */
@@ -35,13 +35,13 @@ export async function startTcpDrain({ port, host, tls: tlsFiles, receiver, log }
     sockets.add(socket);
     const framer = createOctetCountingFramer({ maxMessageBytes: MAX_MESSAGE_BYTES });
     socket.on('data', (chunk) => {
-      /** @type {Buffer[]} */
+      /** @type {string[]} */
       const messages = [];
       for (const frame of framer.push(chunk)) {
-        if (frame.kind === 'message') messages.push(frame.bytes);
+        if (frame.kind === 'message') messages.push(frame.bytes.toString('utf8'));
         else receiver.rejectFrame(frame.reason);
       }
-      if (messages.length) receiver.offer(MessageSlice.of(messages));
+      if (messages.length) receiver.offer(messages);
       if (receiver.room === 0) {
         socket.pause();
         paused.add(socket);
