@@ -8,7 +8,8 @@
 // the bench's sender. Goal (issue 30): each drain rate >= 0.9 x the file rate.
 // Run: npm run bench -- drain   (BENCH_LINES to change the count; BENCH_BEFORE_CLI=<another
 // checkout's collector/cli.js> measures that build first, then this one, in the same run;
-// BENCH_CPU_PROF=<dir> writes a CPU profile of each `collect` there)
+// BENCH_CPU_PROF=<dir> writes a CPU profile of each `collect` there; BENCH_NODE_FLAGS="<flags>" adds
+// node flags to this build's `collect`, after `npm start`'s)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +37,7 @@ const LINES = Number(process.env.BENCH_LINES ?? 200_000);
 const TOKEN = 'bench-drain-token-0123456789';
 const GOAL = 0.9;
 const CPU_PROF = process.env.BENCH_CPU_PROF;
+const EXTRA_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 /** @type {Array<[label: string, cli: string | undefined]>} */
 const BUILDS = [['paasmon', undefined]];
 if (process.env.BENCH_BEFORE_CLI) BUILDS.unshift(['before', process.env.BENCH_BEFORE_CLI]);
@@ -128,7 +130,11 @@ async function storedAll(inserted, target, way) {
  */
 async function collect(cli, drainEnv) {
   const running = await startCollect(collectEnv(db, sim, { DRAIN_TOKEN: TOKEN, DRAIN_TCP_PORT: '0', ...drainEnv }), {
-    nodeFlags: [...NPM_START_FLAGS, ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [])],
+    nodeFlags: [
+      ...NPM_START_FLAGS,
+      ...(cli ? [] : EXTRA_NODE_FLAGS),
+      ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []),
+    ],
     cli,
   });
   const child = running.cli.child;
