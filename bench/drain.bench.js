@@ -8,7 +8,8 @@
 // the bench's sender. Goal (issue 30): each drain rate >= 0.9 x the file rate.
 // Run: npm run bench -- drain   (BENCH_LINES to change the count; BENCH_BEFORE_CLI=<another
 // checkout's collector/cli.js> measures that build first, then this one, in the same run;
-// BENCH_CPU_PROF=<dir> writes a CPU profile of each `collect` there)
+// BENCH_CPU_PROF=<dir> writes a CPU profile of each `collect` there; BENCH_NODE_FLAGS="<flags>" adds
+// node flags to this build's `collect`, after `npm start`'s)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +26,7 @@ import {
   cpuSecondsOf,
   cpuSecondsOfTree,
   exitedChildrenCpuSeconds,
+  mainThreadCpuSecondsOf,
   httpsBatchRequests,
   octetCountedWrites,
   sendHttpsBatch,
@@ -35,6 +37,7 @@ const LINES = Number(process.env.BENCH_LINES ?? 200_000);
 const TOKEN = 'bench-drain-token-0123456789';
 const GOAL = 0.9;
 const CPU_PROF = process.env.BENCH_CPU_PROF;
+const EXTRA_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 /** @type {Array<[label: string, cli: string | undefined]>} */
 const BUILDS = [['paasmon', undefined]];
 if (process.env.BENCH_BEFORE_CLI) BUILDS.unshift(['before', process.env.BENCH_BEFORE_CLI]);
@@ -127,7 +130,11 @@ async function storedAll(inserted, target, way) {
  */
 async function collect(cli, drainEnv) {
   const running = await startCollect(collectEnv(db, sim, { DRAIN_TOKEN: TOKEN, DRAIN_TCP_PORT: '0', ...drainEnv }), {
-    nodeFlags: [...NPM_START_FLAGS, ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [])],
+    nodeFlags: [
+      ...NPM_START_FLAGS,
+      ...(cli ? [] : EXTRA_NODE_FLAGS),
+      ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []),
+    ],
     cli,
   });
   const child = running.cli.child;
@@ -147,17 +154,19 @@ async function collect(cli, drainEnv) {
     await db.query('TRUNCATE router_requests');
     const target = (await inserted()) + LINES;
     const pid = /** @type {number} */ (child.pid);
-    const cpu = { collect: cpuSecondsOf(pid), pg: postgresCpu(), bench: benchCpu() };
+    const cpu = { collect: cpuSecondsOf(pid), main: mainThreadCpuSecondsOf(pid), pg: postgresCpu(), bench: benchCpu() };
     const started = performance.now();
     const detail = await send();
     const sent = perLine(benchCpu() - cpu.bench);
     await storedAll(inserted, target, way);
     const rate = LINES / ((performance.now() - started) / 1000);
     const cpuUs = perLine(cpuSecondsOf(pid) - cpu.collect);
+    const mainUs = perLine(mainThreadCpuSecondsOf(pid) - cpu.main);
     const pgUs = perLine(postgresCpu() - cpu.pg);
     console.log(
       `drain ${way.padEnd(15)} ${await count()} rows, ${Math.round(rate)} messages/s, µs CPU/message: ` +
-        `collect ${cpuUs.toFixed(1)}, PostgreSQL ${pgUs.toFixed(1)}, sender ${sent.toFixed(1)} (${detail})`,
+        `collect ${cpuUs.toFixed(1)} (main thread ${mainUs.toFixed(1)}), PostgreSQL ${pgUs.toFixed(1)}, ` +
+        `sender ${sent.toFixed(1)} (${detail}); collect peak RSS so far ${peakRssMb(pid).toFixed(1)} MB`,
     );
     return { rate, cpuUs, pgUs };
   };

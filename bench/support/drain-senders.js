@@ -26,6 +26,9 @@ function statTimes(pid) {
 /** CPU seconds (user + system) a running process has used. @param {number} pid */
 export const cpuSecondsOf = (pid) => statTimes(pid).own;
 
+/** CPU seconds (user + system) of a running process's main thread. @param {number} pid */
+export const mainThreadCpuSecondsOf = (pid) => statTimes(`${pid}/task/${pid}`).own;
+
 /** CPU seconds of this process's children that have exited and been waited for (cutime + cstime). */
 export const exitedChildrenCpuSeconds = () => statTimes('self').waited;
 
