@@ -1,5 +1,8 @@
-import pino from 'pino';
+import { createRequire } from 'node:module';
 import { scrub } from './secrets.js';
+
+// CommonJS, so required: imported, its source would be parsed once more at every start for its export names.
+const pino = /** @type {typeof import('pino').default} */ (createRequire(import.meta.url)('pino'));
 
 /** @typedef {import('pino').Logger} Logger */
 
