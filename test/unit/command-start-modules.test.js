@@ -92,13 +92,12 @@ test("prune's start loads commander, valibot, pino and pg, and none of paasmon's
   ]);
 });
 
-test("report's start loads only those and the scalability fit's, not the Student-t quantile's", () => {
-  assert.deepEqual(dependenciesLoaded(['report', '--runs', '1', '--format', 'table']), [
-    'commander',
-    'ml-levenberg-marquardt',
-    'ml-matrix',
-    'pg',
-    'pino',
-    'valibot',
-  ]);
+test("report's start loads those and at most the scalability fit's, not the Student-t quantile's", () => {
+  // The comparison's modules load while the database answers: here it refuses at once, they may not.
+  const loaded = dependenciesLoaded(['report', '--runs', '1', '--format', 'table']);
+  const fit = ['ml-levenberg-marquardt', 'ml-matrix'];
+  assert.deepEqual(
+    loaded.filter((name) => !fit.includes(name)),
+    ['commander', 'pg', 'pino', 'valibot'],
+  );
 });
