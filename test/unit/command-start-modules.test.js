@@ -80,14 +80,14 @@ function dependenciesLoaded(args) {
     .filter((line) => line.startsWith('LOADED '))
     .map((line) => /node_modules\/((@[^/]+\/)?[^/]+)/.exec(line)?.[1])
     .filter((name) => name !== undefined && DEPENDENCIES.has(name));
-  return [...new Set(names)].sort();
+  return /** @type {string[]} */ ([...new Set(names)].sort());
 }
 
-test("prune's start loads commander, valibot, pino and pg, and none of paasmon's other dependencies", () => {
+test("prune's start loads commander, valibot and pg, and none of paasmon's other dependencies", () => {
+  // pino too, once a line is logged: here none is, at the default level.
   assert.deepEqual(dependenciesLoaded(['prune', '--before', '2026-01-01T00:00:00Z', '--dry-run']), [
     'commander',
     'pg',
-    'pino',
     'valibot',
   ]);
 });
@@ -98,6 +98,6 @@ test("report's start loads those and at most the scalability fit's, not the Stud
   const fit = ['ml-levenberg-marquardt', 'ml-matrix'];
   assert.deepEqual(
     loaded.filter((name) => !fit.includes(name)),
-    ['commander', 'pg', 'pino', 'valibot'],
+    ['commander', 'pg', 'valibot'],
   );
 });
