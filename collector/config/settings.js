@@ -53,8 +53,8 @@ const durationText = v.pipe(
   v.transform((text) => /** @type {number} */ (parseDuration(text))),
 );
 
-/** The schedules' defaults, valid as written: only another text needs node-cron to check it. */
-const DEFAULT_SCHEDULES = new Set(['*/5 * * * * *', '*/15 * * * * *']);
+/** The cron settings' defaults (filled from the table below), valid as written. */
+const DEFAULT_SCHEDULES = new Set();
 
 /**
  * node-cron's verdict on a cron text. Required on first use, not imported: a command whose
@@ -211,6 +211,9 @@ export const SETTINGS = {
 };
 
 export const SETTING_KEYS = Object.freeze(Object.keys(SETTINGS));
+
+for (const setting of Object.values(SETTINGS))
+  if (setting.schema === cronText && setting.default) DEFAULT_SCHEDULES.add(setting.default);
 
 /** Every default in one place. Durations are strings as a user would write them. */
 export const DEFAULTS = Object.freeze(
