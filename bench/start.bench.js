@@ -54,11 +54,17 @@ try {
     durationSql: '1 + (i::bigint * 7919 % 1000) / 50.0',
     cpuPolls: [150, 170],
   });
-  const env = { DATABASE_URL: db.url, LOG_LEVEL: 'warn' };
   if (process.env.BENCH_HOLD) {
     console.log(`DATABASE_URL=${db.url} run ${runId}; Ctrl-C ends it`);
     await new Promise((resolve) => process.once('SIGINT', resolve));
-  }
+  } else timeCommands(db.url, runId);
+} finally {
+  await db.stop();
+}
+
+/** The turns of every command, and the table. @param {string} url @param {number} runId */
+function timeCommands(url, runId) {
+  const env = { DATABASE_URL: url, LOG_LEVEL: 'warn' };
   const before = new Date(Date.now() - 30 * 86_400_000).toISOString();
   /** @type {Array<[string, string, string[]]>} */
   const commands = [
@@ -100,6 +106,4 @@ try {
     `median of ${ROUNDS} turns after a warm-up; machine load average ` +
       fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
   );
-} finally {
-  await db.stop();
 }
