@@ -2,7 +2,7 @@
 // to exit codes: 0 success, 2 bad usage or invalid configuration, 1 other failure); the commands
 // themselves are declared in command-tree.js.
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { createRequire } from 'node:module';
 import { loadConfig, secretValues } from './config/index.js';
 import { ConfigError } from '../core/errors.js';
 import { createLogger } from '../core/log.js';
@@ -14,6 +14,10 @@ import {
   addLoadCommands,
   addRunCommands,
 } from './command-tree.js';
+
+// CommonJS, so required: imported, its source would be parsed once more at every start for its export names.
+const { Command } = /** @type {typeof import('commander')} */ (createRequire(import.meta.url)('commander'));
+/** @typedef {import('commander').Command} Command */
 
 /**
  * @typedef {object} CliDeps

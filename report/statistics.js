@@ -1,7 +1,11 @@
 // Descriptive statistics for comparing runs: the same definitions as the SQL of sql/queries
 // (percentile_cont's linear interpolation, sample standard deviation), and Student-t confidence
 // intervals of a mean over repeated runs.
-import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+/** @type {((p: number, df: number) => number) | undefined} */
+let tQuantile;
 
 /** @param {number[]} values */
 export function mean(values) {
@@ -31,6 +35,8 @@ export function percentile(values, fraction) {
 
 /** Two-sided quantile: t such that P(|T| <= t) = level, with `df` degrees of freedom. */
 export function studentT(/** @type {number} */ df, level = 0.95) {
+  // Required on first use: its hundreds of modules would load into every report, even of one run.
+  tQuantile ??= /** @type {(p: number, df: number) => number} */ (require('@stdlib/stats-base-dists-t-quantile'));
   return tQuantile(1 - (1 - level) / 2, df);
 }
 

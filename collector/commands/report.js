@@ -6,11 +6,14 @@ import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { loadReportData, selectRuns } from '../../exporters/postgres/queries/report.js';
 import { prunedRuns } from '../../exporters/postgres/retention.js';
-import { DEFAULT_TRIM, buildComparison } from '../../report/comparison.js';
+import { DEFAULT_TRIM } from '../../report/default-trim.js';
 import { FORMATS, renderComparison, rendererFor } from '../../report/render/index.js';
 import { numberFlag, timeFlag } from './flags.js';
 
 export { DEFAULT_TRIM };
+
+/** The comparison and its numerics (the scalability fit's): imported while the database answers. */
+const comparisonModule = () => import('../../report/comparison.js');
 
 /**
  * The comparison of these runs (each must exist), ready for renderReport.
@@ -25,6 +28,7 @@ export async function compareRuns(pool, runIds, options = {}) {
   const trim = options.trim ?? DEFAULT_TRIM;
   const data = await loadReportData(pool, runIds, { trim, recompute: options.recompute, log: options.log });
   if (data.stored.length) options.log?.debug({ runs: data.stored }, 'stored figures of unchanged runs read back');
+  const { buildComparison } = await comparisonModule();
   return buildComparison(data, { trim, scaleBy: options.scaleBy });
 }
 
@@ -83,6 +87,8 @@ export async function reportCommand(config, { log, out }, flags) {
   };
   // Before any query: html fails here when its optional dependency (ECharts) is not installed.
   const render = await rendererFor(/** @type {any} */ (format));
+  // Loaded while the database connects and answers; a failure to load is met again in compareRuns.
+  comparisonModule().catch(() => {});
   return withMigratedDatabase(config, log, async (pool) => {
     const { ids, missing } = await selectRuns(pool, selection);
     if (missing.length)

@@ -1,5 +1,6 @@
 // The only reader of the environment and VCAP_SERVICES. Everything is validated once, here,
 // so a bad setting stops paasmon at start with a message naming the variable.
+import { safeParse } from 'valibot';
 import { ConfigError } from '../../core/errors.js';
 import { scrub } from '../../core/secrets.js';
 import { defaultDataDir } from './data-dir.js';
@@ -79,14 +80,14 @@ export function loadConfig(env = process.env) {
     if (value !== undefined && value !== '') raw[key] = value;
   }
 
-  const parsed = schema.safeParse(raw);
+  const parsed = safeParse(schema, raw, { abortEarly: true });
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const variable = String(issue.path[0]);
+    const issue = parsed.issues[0];
+    const variable = String(issue.path?.[0].key); // the first wrong setting in the table's order
     const shown = SECRET_KEYS.includes(variable) ? '' : ` (got ${JSON.stringify(raw[variable])})`;
     throw new ConfigError(`${variable} ${issue.message}${shown}`, { variable });
   }
-  const v = parsed.data;
+  const v = parsed.output;
   const databaseSource = env.DATABASE_URL ? 'env' : boundDatabaseUrl ? 'vcap' : v.DATABASE_URL ? 'env' : 'embedded';
 
   /** @type {Config} */

@@ -208,10 +208,12 @@ export const SETTING_DOCS = {
   },
 };
 
-/** The values an enum setting accepts, read from its schema. @param {any} schema */
+/**
+ * The values an enum setting accepts, read from its schema: a plain picklist (one turned into
+ * another value, as a boolean, explains itself in its text). @param {any} schema
+ */
 function allowedValues(schema) {
-  const inner = typeof schema.unwrap === 'function' ? schema.unwrap() : schema;
-  return Array.isArray(inner?.options) && inner.options.every((o) => typeof o === 'string') ? inner.options : null;
+  return schema.type === 'picklist' && !schema.pipe ? schema.options : null;
 }
 
 /** @param {string} text a table cell */

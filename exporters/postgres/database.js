@@ -1,8 +1,11 @@
 // Where PostgreSQL comes from: DATABASE_URL, a bound CF service, or the embedded server kept
 // running under PAASMON_DATA_DIR (embedded-server.js).
-import pg from 'pg';
+import { createRequire } from 'node:module';
 import { migrate } from './migrate.js';
 import { POOL_SIZE } from '../../core/tunables.js';
+
+// CommonJS, so required: imported, its source would be parsed once more at every start for its export names.
+const pg = /** @type {typeof import('pg')} */ (createRequire(import.meta.url)('pg'));
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
