@@ -3,12 +3,8 @@
 // The paasmon binary: runs the command tree of program.js. Exit codes: 0 success, 2 bad usage or
 // invalid configuration, 1 other failure.
 import { realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { createProgram, describeError } from './program.js';
-
-// CommonJS, so required: imported, its source would be parsed once more at every start for its export names.
-const { CommanderError } = /** @type {typeof import('commander')} */ (createRequire(import.meta.url)('commander'));
+import { CommanderError, createProgram, describeError } from './program.js';
 
 export { createProgram, describeError };
 

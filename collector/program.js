@@ -16,7 +16,12 @@ import {
 } from './command-tree.js';
 
 // CommonJS, so required: imported, its source would be parsed once more at every start for its export names.
-const { Command } = /** @type {typeof import('commander')} */ (createRequire(import.meta.url)('commander'));
+const { Command, CommanderError } = /** @type {typeof import('commander')} */ (
+  createRequire(import.meta.url)('commander')
+);
+
+export { CommanderError };
+
 /** @typedef {import('commander').Command} Command */
 
 /**
