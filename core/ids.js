@@ -47,6 +47,8 @@ const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
  */
 export function normalizeId(value) {
   if (value === undefined || value === null) return null;
+  // Most ids come in lower-case UUID form already: one test, no trimmed or lower-cased copy.
+  if (value.length === 36 && UUID.test(value)) return value;
   const v = value.trim().toLowerCase();
   if (v === '' || v === '-') return null;
   if (UUID.test(v)) return v;

@@ -44,10 +44,12 @@ export function headerLogField(header) {
  * @param {string} [correlationField]
  */
 export function correlationIdOf(get, correlationField) {
-  for (const field of [correlationField, 'vcap_request_id', 'x_b3_traceid', 'traceparent']) {
-    if (!field) continue;
-    const id = normalizeId(get(field));
-    if (id) return id;
-  }
-  return null;
+  // normalizeId gives null or a non-empty id.
+  const configured = correlationField ? normalizeId(get(correlationField)) : null;
+  return (
+    configured ??
+    normalizeId(get('vcap_request_id')) ??
+    normalizeId(get('x_b3_traceid')) ??
+    normalizeId(get('traceparent'))
+  );
 }

@@ -59,14 +59,14 @@ export function mapDocument(source, options) {
   };
 
   const at = compiledFields(fields);
+  const rawTime = format === 'raw' ? undefined : valueOf(source, at.receivedAt);
   const hasParsedFields =
-    format !== 'raw' &&
-    (valueOf(source, at.receivedAt) !== undefined || valueOf(source, at.responseTimeMs) !== undefined);
+    format !== 'raw' && (rawTime !== undefined || valueOf(source, at.responseTimeMs) !== undefined);
   if (hasParsedFields) {
     const exact = fields.raw ? tryLine(fields.raw) : undefined;
     if (exact) return exact;
     lookedIn.push(parsedLabel(fields));
-    const parsed = mapParsedFields(source, options);
+    const parsed = mapParsedFields(source, options, rawTime);
     if (parsed.ok) return { ok: true, record: parsed.record, from: parsedLabel(fields) };
     failure = parsed.reason;
     if (format !== 'auto') return { ok: false, reason: failure, lookedIn };

@@ -6,14 +6,41 @@ import { compiledFields, extraPath, number, text, valueAt, valueOf } from './fie
 import { appIndexOf, parseRouterTimestamp } from './gorouter.js';
 
 /**
+ * The extra-field paths every record reads, compiled once per field names (no lookup by name per document).
+ * @typedef {{ instanceId: CompiledPath, routerError: CompiledPath, b3TraceId: CompiledPath,
+ *   traceparent: CompiledPath, b3: CompiledPath }} ExtraPaths
+ * @typedef {import('./field-values.js').CompiledPath} CompiledPath
+ * @type {WeakMap<import('./document-fields.js').FieldNames, ExtraPaths>}
+ */
+const extraPathsByFields = new WeakMap();
+
+/** @param {import('./document-fields.js').FieldNames} fields @returns {ExtraPaths} */
+function extraPathsOf(fields) {
+  let paths = extraPathsByFields.get(fields);
+  if (!paths) {
+    const at = (/** @type {string} */ name) => extraPath(fields.extra, name);
+    paths = {
+      instanceId: at('instance_id'),
+      routerError: at('x_cf_routererror'),
+      b3TraceId: at('x_b3_traceid'),
+      traceparent: at('traceparent'),
+      b3: at('b3'),
+    };
+    extraPathsByFields.set(fields, paths);
+  }
+  return paths;
+}
+
+/**
  * The record from the parsed fields, or the reason there is none (timestamp, durations, status, bytes).
  * @param {any} source a document's _source
  * @param {import('./document-fields.js').MappingOptions} options
+ * @param {unknown} [rawTime] the value at the receivedAt field, when the caller read it already
  * @returns {import('./gorouter.js').ParseResult}
  */
-export function mapParsedFields(source, { fields, correlationField }) {
+export function mapParsedFields(source, { fields, correlationField }, rawTime = undefined) {
   const at = compiledFields(fields);
-  const rawTime = valueOf(source, at.receivedAt);
+  if (rawTime === undefined) rawTime = valueOf(source, at.receivedAt);
   if (rawTime === undefined || rawTime === null) return { ok: false, reason: LINE.MISSING_TIMESTAMP };
   const receivedAt =
     typeof rawTime === 'number'
@@ -31,7 +58,9 @@ export function mapParsedFields(source, { fields, correlationField }) {
   const status = number(valueOf(source, at.status));
   if (status === undefined || (status !== null && (!Number.isInteger(status) || status < 100 || status > 599)))
     return { ok: false, reason: LINE.BAD_STATUS };
-  const extra = (/** @type {string} */ name) => text(valueAt(source, extraPath(fields.extra, name))) ?? undefined;
+  const extras = extraPathsOf(fields);
+  const extraAt = (/** @type {CompiledPath} */ path) => text(valueAt(source, path)) ?? undefined;
+  const extra = (/** @type {string} */ name) => extraAt(extraPath(fields.extra, name));
   const get = (/** @type {string} */ name) =>
     name === 'vcap_request_id' ? (text(valueOf(source, at.vcapRequestId)) ?? undefined) : extra(name);
   const appIndex = number(valueOf(source, at.appIndex));
@@ -48,7 +77,7 @@ export function mapParsedFields(source, { fields, correlationField }) {
       appGuid: (text(valueOf(source, at.appId)) ?? text(valueOf(source, at.appGuid)))?.toLowerCase() ?? null,
       appName: text(valueOf(source, at.appName)),
       appIndex: appIndexOf(appIndex),
-      instanceId: extra('instance_id') ?? null,
+      instanceId: extraAt(extras.instanceId) ?? null,
       method: text(valueOf(source, at.method)),
       path: text(valueOf(source, at.path)),
       status,
@@ -60,8 +89,8 @@ export function mapParsedFields(source, { fields, correlationField }) {
       bytesSent: bytesSent ?? null,
       vcapRequestId: text(valueOf(source, at.vcapRequestId))?.toLowerCase() ?? null,
       correlationId: correlationIdOf(get, correlationField),
-      routerError: extra('x_cf_routererror') ?? null,
-      traceId: normalizeTraceId(extra('x_b3_traceid') ?? extra('traceparent') ?? extra('b3')),
+      routerError: extraAt(extras.routerError) ?? null,
+      traceId: normalizeTraceId(extraAt(extras.b3TraceId) ?? extraAt(extras.traceparent) ?? extraAt(extras.b3)),
     },
   };
 }
