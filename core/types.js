@@ -216,9 +216,11 @@
  */
 
 /**
- * Opens the intake of a push source, which is told what was stored and how much waits.
- * @typedef {(hooks: { maxBuffered: number, observe: boolean, onStored: (records: number, inserted: Inserted) =>
- *   void, onPending: (pending: number) => void }) => Intake} OpenIntake
+ * Opens the intake of a push source, which is told what was stored (with `observe`, a tally of the router
+ * requests inserted) and how much waits.
+ * @typedef {(hooks: { maxBuffered: number, observe: boolean, onStored: (records: number, inserted: Inserted,
+ *   observed?: import('./router-request-tally.js').RouterRequestTally) => void,
+ *   onPending: (pending: number) => void }) => Intake} OpenIntake
  */
 
 export {};

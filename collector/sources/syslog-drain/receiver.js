@@ -19,10 +19,11 @@ import { routerRequestFromSyslog } from './records.js';
  * @property {number} refused messages answered 503 because the buffer was full (the agent sends them again)
  * @property {number} unauthorized requests without the right token
  *
+ * @typedef {import('../../../core/router-request-tally.js').RouterRequestTally} RouterRequestTally
  * @typedef {object} DrainMetrics
  * @property {(outcome: string, reason: string, n: number) => void} count
  * @property {(records: number) => void} buffered
- * @property {(inserted: import('../../../core/types.js').PaasmonRecord[]) => void} observeRouterRequests
+ * @property {(inserted: RouterRequestTally) => void} observeRouterRequests the router requests newly stored
  */
 
 /**
@@ -44,12 +45,12 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
     // would drop the oldest, which never happens below it plus the bodies in flight.
     maxBuffered: maxBuffered * 4,
     observe: Boolean(metrics),
-    onStored: (records, inserted) => {
+    onStored: (records, inserted, observed) => {
       counts.stored += records;
       counts.inserted += inserted.count;
       stored.at = new Date();
       metrics?.count('stored', '', records);
-      metrics?.observeRouterRequests(inserted.records);
+      if (observed) metrics?.observeRouterRequests(observed);
     },
     onPending: (pending) => {
       metrics?.buffered(pending);
