@@ -61,7 +61,7 @@ function expectedSeries(all) {
 async function shownSeries(registry) {
   /** @type {Map<string, { requests: number, buckets: number[], inf: number, sum: number }>} */
   const series = new Map();
-  const at = (/** @type {Record<string, string | number>} */ labels) => {
+  const at = (/** @type {Partial<Record<string, string | number>>} */ labels) => {
     const key = `${labels.app}|${labels.status_class}`;
     if (!series.has(key)) series.set(key, { requests: 0, buckets: LATENCY_BUCKETS.map(() => 0), inf: 0, sum: 0 });
     return /** @type {NonNullable<ReturnType<typeof series.get>>} */ (series.get(key));
@@ -71,9 +71,10 @@ async function shownSeries(registry) {
   const histogram = await registry.getSingleMetric('paasmon_router_response_time_seconds')?.get();
   for (const v of histogram?.values ?? []) {
     const s = at(v.labels);
-    if (v.metricName?.endsWith('_sum')) s.sum = v.value;
-    else if (v.metricName?.endsWith('_bucket') && v.labels.le === '+Inf') s.inf = v.value;
-    else if (v.metricName?.endsWith('_bucket')) s.buckets[LATENCY_BUCKETS.indexOf(Number(v.labels.le))] = v.value;
+    const name = /** @type {{ metricName?: string }} */ (v).metricName ?? '';
+    if (name.endsWith('_sum')) s.sum = v.value;
+    else if (name.endsWith('_bucket') && v.labels.le === '+Inf') s.inf = v.value;
+    else if (name.endsWith('_bucket')) s.buckets[LATENCY_BUCKETS.indexOf(Number(v.labels.le))] = v.value;
   }
   return series;
 }

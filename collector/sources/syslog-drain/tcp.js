@@ -34,13 +34,13 @@ export async function startTcpDrain({ port, host, tls: tlsFiles, receiver, log }
   const onConnection = (socket) => {
     sockets.add(socket);
     const framer = createOctetCountingFramer({ maxMessageBytes: MAX_MESSAGE_BYTES });
+    /** @type {string[]} */
+    let messages = [];
+    const take = (/** @type {string} */ text) => void messages.push(text);
+    const reject = (/** @type {string} */ reason) => receiver.rejectFrame(reason);
     socket.on('data', (chunk) => {
-      /** @type {string[]} */
-      const messages = [];
-      for (const frame of framer.push(chunk)) {
-        if (frame.kind === 'message') messages.push(frame.bytes.toString('utf8'));
-        else receiver.rejectFrame(frame.reason);
-      }
+      messages = [];
+      framer.read(chunk, take, reject);
       if (messages.length) receiver.offer(messages);
       if (receiver.room === 0) {
         socket.pause();
