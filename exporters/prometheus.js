@@ -59,7 +59,7 @@ export function createPrometheusSink(options = {}) {
     },
     /**
      * Router requests newly stored, as a tally (core/router-request-tally.js): shown as `write` shows them.
-     * @param {import('../core/router-request-tally.js').RouterRequestTally} tally
+     * @param {import('../core/types.js').RouterRequestSets} tally
      */
     showRouterRequests(tally) {
       showRouterRequests(router, tally);
@@ -124,7 +124,7 @@ function showSample(m, sample) {
 
 /**
  * Each label set's requests in one increment, its response times (ms) in one histogram update.
- * @param {RouterMetrics} router @param {import('../core/router-request-tally.js').RouterRequestTally} tally
+ * @param {RouterMetrics} router @param {import('../core/types.js').RouterRequestSets} tally
  */
 function showRouterRequests(router, tally) {
   for (const { labels, count, responseTimesMs } of tally.sets()) {

@@ -19,11 +19,11 @@ import { routerRequestFromSyslog } from './records.js';
  * @property {number} refused messages answered 503 because the buffer was full (the agent sends them again)
  * @property {number} unauthorized requests without the right token
  *
- * @typedef {import('../../../core/router-request-tally.js').RouterRequestTally} RouterRequestTally
  * @typedef {object} DrainMetrics
  * @property {(outcome: string, reason: string, n: number) => void} count
  * @property {(records: number) => void} buffered
- * @property {(inserted: RouterRequestTally) => void} observeRouterRequests the router requests newly stored
+ * @property {(inserted: import('../../../core/types.js').RouterRequestSets) => void} observeRouterRequests the
+ *   router requests newly stored
  */
 
 /**
