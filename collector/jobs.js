@@ -190,8 +190,7 @@ function drainJob(config, { log, prometheus, pool, schemaReady }) {
   const metrics = {
     count: prometheus.observeDrain,
     buffered: prometheus.setDrainBuffered,
-    observeRouterRequests: (/** @type {import('../core/types.js').PaasmonRecord[]} */ inserted) =>
-      prometheus.write(inserted),
+    observeRouterRequests: prometheus.showRouterRequests,
   };
   const openIntake = pushedPages({ pool, schemaReady, log });
   return { name: 'syslog-drain', trigger: 'push', start: () => startDrain(config, { openIntake, log, metrics }) };

@@ -216,9 +216,18 @@
  */
 
 /**
- * Opens the intake of a push source, which is told what was stored and how much waits.
- * @typedef {(hooks: { maxBuffered: number, observe: boolean, onStored: (records: number, inserted: Inserted) =>
- *   void, onPending: (pending: number) => void }) => Intake} OpenIntake
+ * Opens the intake of a push source, which is told what was stored (with `observe`, a tally of the router
+ * requests inserted) and how much waits.
+ * @typedef {(hooks: { maxBuffered: number, observe: boolean, onStored: (records: number, inserted: Inserted,
+ *   observed?: RouterRequestSets) => void, onPending: (pending: number) => void }) => Intake} OpenIntake
+ */
+
+/**
+ * Router requests counted per label set of the Prometheus sink (core/router-request-tally.js tallies them).
+ * @typedef {object} RouterRequestSets
+ * @property {number} count requests in all
+ * @property {() => Array<{ labels: { app: string, status_class: string }, count: number, responseTimesMs: number[] }>}
+ *   sets each label set's requests, and the response times of those that have one, in the order they came
  */
 
 export {};

@@ -2,6 +2,7 @@
 // collector's own metrics. Nothing here does I/O; /metrics renders the registry.
 import client from 'prom-client';
 import { statusClass } from '../core/ids.js';
+import { createRouterRequestTally } from '../core/router-request-tally.js';
 import { cleanedRecords as cleanedSinceStart } from './postgres/clean-text.js';
 import {
   defineCorrelationCounter,
@@ -48,11 +49,20 @@ export function createPrometheusSink(options = {}) {
      */
     write(records, meta) {
       if (meta?.complete && records.every((r) => r.kind === 'instance_sample')) forgetInstances(instances);
+      const routerRequests = createRouterRequestTally();
       for (const record of records) {
         if (record.kind === 'instance_sample') showSample(instances, record);
-        else if (record.kind === 'router_request') countRouterRequest(router, record);
+        else if (record.kind === 'router_request') routerRequests.add(record);
         else countLoadgenRequest(loadgen, record);
       }
+      showRouterRequests(router, routerRequests);
+    },
+    /**
+     * Router requests newly stored, as a tally (core/router-request-tally.js): shown as `write` shows them.
+     * @param {import('../core/types.js').RouterRequestSets} tally
+     */
+    showRouterRequests(tally) {
+      showRouterRequests(router, tally);
     },
     /** The load generator waited for a PostgreSQL write slot. @param {number} run */
     countRecordWait(run) {
@@ -112,11 +122,15 @@ function showSample(m, sample) {
   m.up.set(labels, sample.state === 'RUNNING' ? 1 : 0);
 }
 
-/** @param {RouterMetrics} router @param {import('../core/types.js').RouterRequest} request */
-function countRouterRequest(router, request) {
-  const labels = { app: request.appName ?? '', status_class: statusClass(request.status) };
-  router.requests.inc(labels);
-  if (request.responseTimeMs !== null) router.responseTime.observe(labels, request.responseTimeMs / 1000);
+/**
+ * Each label set's requests in one increment, its response times (ms) in one histogram update.
+ * @param {RouterMetrics} router @param {import('../core/types.js').RouterRequestSets} tally
+ */
+function showRouterRequests(router, tally) {
+  for (const { labels, count, responseTimesMs } of tally.sets()) {
+    router.requests.inc(labels, count);
+    router.responseTime.observeAll(labels, responseTimesMs, 1000);
+  }
 }
 
 /** @param {LoadgenMetrics} loadgen @param {import('../core/types.js').LoadgenRequest} request */

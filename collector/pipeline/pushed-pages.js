@@ -6,12 +6,14 @@
 import { DRAIN_BATCH_ROWS, DRAIN_FLUSH_INTERVAL_MS, DRAIN_SCHEMA_WAIT_MS } from '../../core/tunables.js';
 import { createPageEncoder, createPageWriter } from '../../exporters/postgres/page-writer.js';
 import { createPostgresSink } from '../../exporters/postgres/sink.js';
+import { createRouterRequestTally, tallyRouterRequests } from '../../core/router-request-tally.js';
 
 /** Pages written at once: the next page's COPY overlaps the last one's commit and the parsing. */
 const DRAIN_PAGES_IN_FLIGHT = 2;
 
 /** @typedef {import('../../core/types.js').PaasmonRecord} PaasmonRecord */
 /** @typedef {import('../../core/types.js').EncodedRows} EncodedRows */
+/** @typedef {import('../../core/router-request-tally.js').RouterRequestTally} RouterRequestTally */
 
 /**
  * The migrations' outcome, or 'pending' after `ms`.
@@ -51,35 +53,17 @@ function schemaGate(schemaReady, onReady) {
 }
 
 /**
- * What the metrics need of a router request (the rest of it is encoded): kept per page until the
- * page is stored, and shown only when all its rows were new.
- * @param {PaasmonRecord} record @returns {PaasmonRecord}
+ * `first`, then the rest of `iterator`, all of first's kind, each also shown to `see` (if given) as it passes.
+ * @param {PaasmonRecord} first @param {Iterator<PaasmonRecord>} iterator
+ * @param {((record: PaasmonRecord) => void) | undefined} see
+ * @returns {Generator<PaasmonRecord>}
  */
-function observedPart(record) {
-  if (record.kind !== 'router_request') return record;
-  const { kind, appName, status, responseTimeMs } = record;
-  return /** @type {PaasmonRecord} */ ({ kind, appName, status, responseTimeMs });
-}
-
-/**
- * `records`, each also shown to `see` as it passes.
- * @template T @param {Iterable<T>} records @param {(record: T) => void} see @returns {Generator<T>}
- */
-function* tap(records, see) {
-  for (const record of records) {
-    see(record);
-    yield record;
-  }
-}
-
-/**
- * `first`, then the rest of `iterator`, all of first's kind.
- * @param {PaasmonRecord} first @param {Iterator<PaasmonRecord>} iterator @returns {Generator<PaasmonRecord>}
- */
-function* oneKind(first, iterator) {
+function* oneKind(first, iterator, see) {
+  see?.(first);
   yield first;
   for (let next = iterator.next(); !next.done; next = iterator.next()) {
     if (next.value.kind !== first.kind) throw new Error(`intake: a ${next.value.kind} among ${first.kind} records`);
+    see?.(next.value);
     yield next.value;
   }
 }
@@ -87,13 +71,16 @@ function* oneKind(first, iterator) {
 /**
  * The page being filled: the rows of every write encoded into one buffer, handed over once it is
  * full or on the flush timer.
- * @param {boolean} observe keep what the metrics need of each record
+ * @param {boolean} observe tally what the metrics need of each router request
  */
 function createOpenPage(observe) {
   /** @type {ReturnType<typeof createPageEncoder> | undefined} */
   let encoder;
-  /** @type {PaasmonRecord[]} */
-  let observed = [];
+  let observed = createRouterRequestTally();
+  /** @param {PaasmonRecord} record */
+  const see = (record) => {
+    if (record.kind === 'router_request') observed.add(record);
+  };
   /** @type {PaasmonRecord['kind'] | undefined} */
   let kind;
   return {
@@ -105,19 +92,21 @@ function createOpenPage(observe) {
     },
     /**
      * Encodes records as they come (a generator's never all exist at once).
-     * @param {PaasmonRecord['kind']} kindOfAll @param {Iterable<PaasmonRecord>} records all of that kind
+     * @param {PaasmonRecord} first @param {Iterator<PaasmonRecord>} rest the records after it, all of first's kind
      * @param {(error: Error) => void} onUnusable a record left out: a value of it cannot be encoded
      */
-    add(kindOfAll, records, onUnusable) {
-      kind = kindOfAll;
-      encoder ??= createPageEncoder(kindOfAll, DRAIN_BATCH_ROWS);
-      const kept = observed;
-      if (!observe) return encoder.add(records, (_, error) => onUnusable(error));
-      return encoder.add(
-        tap(records, (record) => kept.push(observedPart(record))),
+    add(first, rest, onUnusable) {
+      kind = first.kind;
+      encoder ??= createPageEncoder(first.kind, DRAIN_BATCH_ROWS);
+      if (!observe) return encoder.add(oneKind(first, rest, undefined), (_, error) => onUnusable(error));
+      const tally = observed;
+      return encoder.add(oneKind(first, rest, see), (record, error) => {
         // The record left out was the last one shown: it is not observed either.
-        (_, error) => (kept.pop(), onUnusable(error)),
-      );
+        if (/** @type {PaasmonRecord} */ (record).kind === 'router_request') {
+          tally.removeLast(/** @type {import('../../core/types.js').RouterRequest} */ (record));
+        }
+        onUnusable(error);
+      });
     },
     /** The page, and the records to observe once it is stored; the open page is empty again. */
     take() {
@@ -127,11 +116,23 @@ function createOpenPage(observe) {
         observed,
       };
       encoder = undefined;
-      observed = [];
+      observed = createRouterRequestTally();
       kind = undefined;
       return page;
     },
   };
+}
+
+/**
+ * What the metrics see of a stored page: all rows new, the tally kept of it; else the rows the writer read back
+ * (nothing when the metrics see nothing).
+ * @param {WeakMap<EncodedRows, RouterRequestTally> | undefined} kept by page
+ * @param {import('../../core/types.js').Page} page @param {import('../../core/types.js').Inserted} inserted
+ */
+function observed(kept, page, inserted) {
+  if (!kept) return undefined;
+  const tally = page.encoded && kept.get(page.encoded);
+  return tally && inserted.count === page.encoded?.rows ? tally : tallyRouterRequests(inserted.records);
 }
 
 /**
@@ -146,7 +147,7 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
   return ({ maxBuffered, observe, onStored, onPending }) => {
     const writeRouterPage = createPageWriter(pool);
     /** What to observe of each page the sink holds, until it is stored (and the page let go). */
-    const observations = /** @type {WeakMap<EncodedRows, PaasmonRecord[]>} */ (new WeakMap());
+    const observations = observe ? /** @type {WeakMap<EncodedRows, RouterRequestTally>} */ (new WeakMap()) : undefined;
     const open = createOpenPage(observe);
     const sink = createPostgresSink({
       pool,
@@ -158,10 +159,7 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
       writePage: async (page) => {
         await schema.inPlace();
         const inserted = await writeRouterPage({ ...page, countOnly: !observe, observedByCaller: observe });
-        const rows = page.encoded?.rows ?? page.records.length;
-        const observed = page.encoded && observations.get(page.encoded);
-        // All rows new: the page's own records are the ones inserted; else the writer read them back.
-        onStored(rows, observed && inserted.count === rows ? { ...inserted, records: observed } : inserted);
+        onStored(page.encoded?.rows ?? page.records.length, inserted, observed(observations, page, inserted));
         // What came in during this write is the next page, unless another write is in flight (see flush).
         if (sink.writesInFlight <= 1) seal();
         return inserted;
@@ -172,7 +170,7 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
     const seal = () => {
       if (open.rows === 0) return;
       const { kind, encoded, observed } = open.take();
-      if (observe) observations.set(encoded, observed);
+      observations?.set(encoded, observed);
       sink.writeEncoded(kind, encoded);
     };
     /**
@@ -199,7 +197,7 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
         if (first.done) return 0;
         const { kind } = first.value;
         if (open.kind !== undefined && open.kind !== kind) seal();
-        const written = open.add(kind, oneKind(first.value, iterator), onUnusable);
+        const written = open.add(first.value, iterator, onUnusable);
         if (open.rows >= DRAIN_BATCH_ROWS) seal();
         onPending(sink.pending + open.rows);
         return written;

@@ -59,10 +59,11 @@ describe('drain page path: stored and observed once', () => {
     const intake = pushedPages({ pool, log })({
       maxBuffered: 100_000,
       observe: true,
-      onStored: (records, written) => {
+      onStored: (records, written, observed) => {
         stored += records;
         inserted += written.count;
-        prometheus.write(written.records);
+        assert.ok(observed, 'observe: a tally of the requests inserted');
+        prometheus.showRouterRequests(observed);
       },
       onPending: () => {},
     });

@@ -103,3 +103,63 @@ describe('POST /drain: a body parsed a slice at a time', () => {
     assert.equal(seen.refused, MESSAGES - 2 * MESSAGES_PER_TURN);
   });
 });
+
+describe('POST /drain: bodies read into reused buffers', () => {
+  it('gives each body its own messages, a short one after a long one and two at once', async () => {
+    /** @type {string[][]} */
+    const offered = [];
+    const receiver = {
+      room: 1_000_000,
+      closed: false,
+      /** @param {Iterable<string>} messages */
+      offer(messages) {
+        const texts = [...messages];
+        offered.push(texts);
+        return texts.length;
+      },
+      refuse() {},
+      unauthorized() {},
+      waitForRoom: async () => true,
+    };
+    const handler = createDrainHandler({ token: TOKEN, receiver: /** @type {any} */ (receiver), log: pino() });
+    const server = http.createServer((req, res) => void handler(req, res, new URL(req.url ?? '/', 'http://x')));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+    /** @param {string} tag @param {number} n */
+    const bodyOf = (tag, n) =>
+      batchBodies(
+        Array.from({ length: n }, (_, i) =>
+          logMessage(rtrEnvelope(`${tag} ${i}`, { appGuid: 'a0000000-0000-4000-8000-000000000001', appName: 'x' })),
+        ),
+        Infinity,
+      )[0];
+    /** @param {Buffer} body */
+    const post = async (body) => {
+      const response = await fetch(`http://127.0.0.1:${port}/drain?token=${TOKEN}`, {
+        method: 'POST',
+        body: new Uint8Array(body),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    try {
+      const long = bodyOf('long', 3 * MESSAGES_PER_TURN);
+      const short = bodyOf('short', 3);
+      assert.equal(await post(long), 204);
+      assert.equal(await post(short), 204);
+      const [a, b] = [bodyOf('left', 2 * MESSAGES_PER_TURN + 1), bodyOf('right', 2 * MESSAGES_PER_TURN + 1)];
+      assert.deepEqual(await Promise.all([post(a), post(b)]), [204, 204]);
+      const all = offered.flat();
+      const expected = [long, short, a, b].map((body) => body.toString());
+      assert.equal(all.filter((m) => m.includes('] short ')).join(''), expected[1]);
+      assert.equal(all.filter((m) => m.includes('] long ')).join(''), expected[0]);
+      assert.equal(all.filter((m) => m.includes('] left ')).join(''), expected[2]);
+      assert.equal(all.filter((m) => m.includes('] right ')).join(''), expected[3]);
+      assert.equal(all.length, 3 * MESSAGES_PER_TURN + 3 + 2 * (2 * MESSAGES_PER_TURN + 1));
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});

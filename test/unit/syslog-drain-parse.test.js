@@ -202,7 +202,7 @@ describe('RFC 6587 octet counting', () => {
           from = p;
         }
         assert.deepEqual(
-          frames.map((f) => (f.kind === 'message' ? f.bytes.toString() : f)),
+          frames.map((f) => (f.kind === 'message' ? f.text : f)),
           messages.map((m) => m.toString()),
         );
         assert.equal(framer.buffered, 0);
@@ -220,7 +220,7 @@ describe('RFC 6587 octet counting', () => {
       frames.map((f) => (f.kind === 'message' ? 'message' : `${f.reason}:${f.bytes}`)),
       ['message', 'bad_frame:24', 'message'],
     );
-    assert.equal(/** @type {any} */ (frames[2]).bytes.toString(), messages[1].toString());
+    assert.equal(/** @type {any} */ (frames[2]).text, messages[1].toString());
   });
 
   it('skips a frame over the limit without holding it, then goes on', () => {
@@ -232,7 +232,7 @@ describe('RFC 6587 octet counting', () => {
       ...framer.push(octetCounted(Buffer.from('<14>1 ok'))),
     ];
     assert.deepEqual(
-      frames.map((f) => (f.kind === 'message' ? f.bytes.toString() : `${f.reason}:${f.bytes}`)),
+      frames.map((f) => (f.kind === 'message' ? f.text : `${f.reason}:${f.bytes}`)),
       ['too_large:5000', '<14>1 ok'],
     );
     assert.ok(framer.buffered < 100);

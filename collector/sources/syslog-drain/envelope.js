@@ -52,44 +52,69 @@ function headerFields(text) {
 }
 
 /**
+ * The end of a PARAM-VALUE whose opening quote is at `from - 1`: the index of its closing quote, or -1; `wanted`,
+ * its unescaped value is set in `out.value`. The escapes `\\"`, `\\\\` and `\\]` keep the character after the
+ * backslash; another backslash stays as it is.
+ * @param {string} text @param {number} from @param {boolean} wanted
+ * @param {{ value: string | undefined, backslash: number }} out also where the next backslash is (-1: none left)
+ */
+function paramValueEnd(text, from, wanted, out) {
+  const quote = text.indexOf('"', from);
+  if (quote < 0) return -1;
+  if (out.backslash >= 0 && out.backslash < from) out.backslash = text.indexOf('\\', from);
+  const { backslash } = out;
+  // No backslash in the value (the usual case): one slice, no scan in JavaScript.
+  if (backslash < 0 || backslash > quote) {
+    if (wanted) out.value = text.slice(from, quote);
+    return quote;
+  }
+  let k = backslash;
+  let start = from;
+  let unescaped = '';
+  for (; k < text.length && text.charCodeAt(k) !== 0x22; k += 1) {
+    if (text.charCodeAt(k) === 0x5c && k + 1 < text.length && isEscaped(text.charCodeAt(k + 1))) {
+      if (wanted) unescaped += text.slice(start, k);
+      k += 1;
+      start = k;
+    }
+  }
+  if (k >= text.length) return -1;
+  if (wanted) out.value = unescaped + text.slice(start, k);
+  return k;
+}
+
+/** `"`, `\\` or `]`: the characters a backslash escapes in a PARAM-VALUE. @param {number} code */
+const isEscaped = (code) => code === 0x22 || code === 0x5c || code === 0x5d;
+
+/**
  * Structured data from `start`, checked as a full RFC 5424 parse checks it; the value of `param` in the last
  * element `id` (a later element of the same id replaces an earlier one, a later parameter an earlier one).
  * @param {string} text @param {number} start @param {string} id @param {string} param
  * @returns {{ end: number, value: string | undefined } | undefined}
  */
 function scanStructuredData(text, start, id, param) {
-  if (text[start] === '-') return { end: start + 1, value: undefined };
-  /** @type {string | undefined} */
-  let value;
+  if (text.charCodeAt(start) === 0x2d) return { end: start + 1, value: undefined };
+  /** @type {{ value: string | undefined, backslash: number }} */
+  const found = { value: undefined, backslash: text.indexOf('\\', start) };
   let i = start;
-  while (text[i] === '[') {
+  while (text.charCodeAt(i) === 0x5b) {
     let j = i + 1;
-    while (j < text.length && text[j] !== ' ' && text[j] !== ']') j += 1;
+    while (j < text.length && text.charCodeAt(j) !== 0x20 && text.charCodeAt(j) !== 0x5d) j += 1;
     const idLength = j - i - 1;
     const wantedElement = idLength === id.length && text.startsWith(id, i + 1);
-    if (wantedElement) value = undefined;
-    while (text[j] === ' ') {
+    if (wantedElement) found.value = undefined;
+    while (text.charCodeAt(j) === 0x20) {
       const eq = text.indexOf('="', j + 1);
       if (eq < 0) return undefined;
       const wanted = wantedElement && eq - j - 1 === param.length && text.startsWith(param, j + 1);
-      let k = eq + 2;
-      let from = k;
-      let unescaped = '';
-      for (; k < text.length && text[k] !== '"'; k += 1) {
-        if (text[k] === '\\' && k + 1 < text.length && '"\\]'.includes(text[k + 1])) {
-          if (wanted) unescaped += text.slice(from, k);
-          k += 1;
-          from = k;
-        }
-      }
-      if (k >= text.length) return undefined;
-      if (wanted) value = unescaped + text.slice(from, k);
-      j = k + 1;
+      const quote = paramValueEnd(text, eq + 2, wanted, found);
+      if (quote < 0) return undefined;
+      j = quote + 1;
     }
-    if (text[j] !== ']' || idLength === 0) return undefined;
+    if (text.charCodeAt(j) !== 0x5d || idLength === 0) return undefined;
     i = j + 1;
   }
-  return i === start ? undefined : { end: i, value };
+  return i === start ? undefined : { end: i, value: found.value };
 }
 
 /**

@@ -22,7 +22,8 @@ import { routerRequestFromSyslog } from './records.js';
  * @typedef {object} DrainMetrics
  * @property {(outcome: string, reason: string, n: number) => void} count
  * @property {(records: number) => void} buffered
- * @property {(inserted: import('../../../core/types.js').PaasmonRecord[]) => void} observeRouterRequests
+ * @property {(inserted: import('../../../core/types.js').RouterRequestSets) => void} observeRouterRequests the
+ *   router requests newly stored
  */
 
 /**
@@ -44,12 +45,12 @@ export function createDrainReceiver({ openIntake, maxBuffered, correlationField,
     // would drop the oldest, which never happens below it plus the bodies in flight.
     maxBuffered: maxBuffered * 4,
     observe: Boolean(metrics),
-    onStored: (records, inserted) => {
+    onStored: (records, inserted, observed) => {
       counts.stored += records;
       counts.inserted += inserted.count;
       stored.at = new Date();
       metrics?.count('stored', '', records);
-      metrics?.observeRouterRequests(inserted.records);
+      if (observed) metrics?.observeRouterRequests(observed);
     },
     onPending: (pending) => {
       metrics?.buffered(pending);

@@ -61,20 +61,22 @@ export function* messagesOf(body, bounds, from = 0, to = bounds.length / 2) {
 export const splitHttpBody = (body) => [...messagesOf(body, messageBounds(body))];
 
 /**
- * @typedef {{ kind: 'message', bytes: Buffer } | { kind: 'error', reason: string, bytes: number }} Frame
+ * @typedef {{ kind: 'message', text: string } | { kind: 'error', reason: string, bytes: number }} Frame
  */
 
 /**
- * Where the length prefix at the head of `data` ends (1-9 digits, the first not 0, then a space): the space's
- * index, or -1. Read byte by byte: a regular expression on a decoded head costs a string and a match per message.
- * @param {Buffer} data
+ * Where the length prefix at `at` ends (1-9 digits, the first not 0, then a space): the space's index, or -1.
+ * Read byte by byte: a regular expression on a decoded head costs a string and a match per message.
+ * @param {Buffer} data @param {number} at
  */
-function lengthPrefixEnd(data) {
-  if (!(data[0] >= 0x31 && data[0] <= 0x39)) return -1;
-  let i = 1;
-  while (i < 9 && data[i] >= 0x30 && data[i] <= 0x39) i += 1;
+function lengthPrefixEnd(data, at) {
+  if (!(data[at] >= 0x31 && data[at] <= 0x39)) return -1;
+  let i = at + 1;
+  while (i < at + 9 && data[i] >= 0x30 && data[i] <= 0x39) i += 1;
   return data[i] === 0x20 ? i : -1;
 }
+/** No bytes held. */
+const NOTHING = Buffer.alloc(0);
 const RESYNC = /[1-9]\d{0,8} <\d{1,3}>1 /g;
 
 /**
@@ -91,6 +93,21 @@ function skipGarbage(data) {
 }
 
 /**
+ * The frames `read` finds in `chunk`, as objects.
+ * @param {ReturnType<typeof createOctetCountingFramer>['read']} read @param {Buffer} chunk @returns {Frame[]}
+ */
+function framesOf(read, chunk) {
+  /** @type {Frame[]} */
+  const frames = [];
+  read(
+    chunk,
+    (text) => frames.push({ kind: 'message', text }),
+    (reason, bytes) => frames.push({ kind: 'error', reason, bytes }),
+  );
+  return frames;
+}
+
+/**
  * RFC 6587 octet counting over a byte stream that arrives in arbitrary pieces. Garbage (a frame
  * without a length) is skipped up to the next `<len> <PRI>1 ` and reported once per run of
  * garbage; a frame longer than `maxMessageBytes` is skipped (never held in memory) and reported.
@@ -98,7 +115,7 @@ function skipGarbage(data) {
  */
 export function createOctetCountingFramer({ maxMessageBytes }) {
   /** @type {Buffer} */
-  let pending = Buffer.alloc(0);
+  let pending = NOTHING;
   /** bytes of an oversized frame still to skip */
   let skipping = 0;
   /** @type {Buffer[]} the body of the frame being collected */
@@ -107,66 +124,69 @@ export function createOctetCountingFramer({ maxMessageBytes }) {
   let expected = -1;
 
   /**
-   * @param {Buffer} chunk
-   * @returns {Frame[]}
+   * The chunk's complete messages, each decoded once from where it lies (no Buffer or frame object per message).
+   * @param {Buffer} chunk @param {(text: string) => void} onMessage
+   * @param {(reason: string, bytes: number) => void} onError a frame that is no message, and its size
    */
-  function push(chunk) {
-    /** @type {Frame[]} */
-    const frames = [];
+  function read(chunk, onMessage, onError) {
     let data = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-    pending = Buffer.alloc(0);
+    pending = NOTHING;
+    let at = 0;
     for (;;) {
       if (skipping > 0) {
-        const n = Math.min(skipping, data.length);
+        const n = Math.min(skipping, data.length - at);
         skipping -= n;
-        data = data.subarray(n);
-        if (skipping > 0) return frames;
+        at += n;
+        if (skipping > 0) return;
       }
       if (expected >= 0) {
-        const n = Math.min(expected - collected, data.length);
-        parts.push(data.subarray(0, n));
-        collected += n;
-        data = data.subarray(n);
-        if (collected < expected) return frames;
-        frames.push({ kind: 'message', bytes: parts.length === 1 ? parts[0] : Buffer.concat(parts, collected) });
-        parts = [];
+        const n = Math.min(expected - collected, data.length - at);
+        if (collected === 0 && n === expected) onMessage(data.toString('utf8', at, at + n));
+        else {
+          // A message across reads: its pieces are kept, decoded once whole.
+          parts.push(data.subarray(at, at + n));
+          collected += n;
+          if (collected < expected) return;
+          onMessage(Buffer.concat(parts, collected).toString('utf8'));
+          parts = [];
+        }
+        at += n;
         collected = 0;
         expected = -1;
       }
-      if (data.length === 0) return frames;
-      const space = lengthPrefixEnd(data);
+      if (at === data.length) return;
+      const space = lengthPrefixEnd(data, at);
       if (space > 0) {
         let length = 0;
-        for (let digit = 0; digit < space; digit += 1) length = length * 10 + data[digit] - 0x30;
-        data = data.subarray(space + 1);
+        for (let digit = at; digit < space; digit += 1) length = length * 10 + data[digit] - 0x30;
+        at = space + 1;
         if (length > maxMessageBytes) {
-          frames.push({ kind: 'error', reason: DRAIN.TOO_LARGE, bytes: length });
+          onError(DRAIN.TOO_LARGE, length);
           skipping = length;
-        } else {
-          expected = length;
-          // A body of 1 MiB read in 64 KiB pieces: keep pieces, concatenate once.
-          parts = [];
-        }
+        } else expected = length;
         continue;
       }
       // The prefix is ASCII: look at a short head only.
-      if (data.length < 16 && /^\d{0,9}$/.test(data.toString('latin1'))) {
+      if (data.length - at < 16 && /^\d{0,9}$/.test(data.toString('latin1', at))) {
         // An incomplete length prefix: wait for the rest.
-        pending = Buffer.from(data);
-        return frames;
+        pending = Buffer.from(data.subarray(at));
+        return;
       }
-      const garbage = skipGarbage(data);
-      if (garbage.skipped > 0) frames.push({ kind: 'error', reason: DRAIN.BAD_FRAME, bytes: garbage.skipped });
+      const garbage = skipGarbage(data.subarray(at));
+      if (garbage.skipped > 0) onError(DRAIN.BAD_FRAME, garbage.skipped);
       if (!garbage.rest) {
         pending = garbage.keep;
-        return frames;
+        return;
       }
       data = garbage.rest;
+      at = 0;
     }
   }
 
   return {
-    push,
+    read,
+    /** The chunk's frames, as `read` finds them. @param {Buffer} chunk */
+    push: (chunk) => framesOf(read, chunk),
     /** Bytes held for an unfinished frame (0 between frames). */
     get buffered() {
       return pending.length + collected;

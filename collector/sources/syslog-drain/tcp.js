@@ -11,6 +11,8 @@ import { DRAIN } from '../../../core/reason-codes.js';
 
 /** Larger than any gorouter line with many logged headers; a longer frame is skipped and counted. */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
+/** Messages of a connection gathered at most before they are offered (else at the end of the turn). */
+const OFFER_MESSAGES = 2000;
 
 /**
  * @param {object} options
@@ -34,21 +36,32 @@ export async function startTcpDrain({ port, host, tls: tlsFiles, receiver, log }
   const onConnection = (socket) => {
     sockets.add(socket);
     const framer = createOctetCountingFramer({ maxMessageBytes: MAX_MESSAGE_BYTES });
-    socket.on('data', (chunk) => {
-      /** @type {string[]} */
-      const messages = [];
-      for (const frame of framer.push(chunk)) {
-        if (frame.kind === 'message') messages.push(frame.bytes.toString('utf8'));
-        else receiver.rejectFrame(frame.reason);
-      }
-      if (messages.length) receiver.offer(messages);
-      if (receiver.room === 0) {
+    // The messages of this turn's reads, offered together: TLS hands over a read per 16 KiB record.
+    /** @type {string[]} */
+    let messages = [];
+    /** @type {NodeJS.Immediate | undefined} */
+    let offering;
+    const take = (/** @type {string} */ text) => void messages.push(text);
+    const reject = (/** @type {string} */ reason) => receiver.rejectFrame(reason);
+    const offerGathered = () => {
+      clearImmediate(offering);
+      offering = undefined;
+      const gathered = messages;
+      messages = [];
+      if (gathered.length) receiver.offer(gathered);
+      if (receiver.room === 0 && !socket.destroyed) {
         socket.pause();
         paused.add(socket);
       }
+    };
+    socket.on('data', (chunk) => {
+      framer.read(chunk, take, reject);
+      if (messages.length >= OFFER_MESSAGES || receiver.room <= messages.length) offerGathered();
+      else offering ??= setImmediate(offerGathered);
     });
     socket.on('error', (err) => log.debug({ err }, 'drain: tcp connection error'));
     socket.on('close', () => {
+      if (offering) offerGathered();
       sockets.delete(socket);
       paused.delete(socket);
       if (framer.buffered > 0) receiver.rejectFrame(DRAIN.INCOMPLETE_FRAME);
