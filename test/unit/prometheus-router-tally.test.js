@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import client from 'prom-client';
 import { LATENCY_BUCKETS } from '../../core/latency-buckets.js';
 import { createRouterRequestTally } from '../../core/router-request-tally.js';
+import { BatchHistogram } from '../../exporters/prometheus-metrics.js';
 import { createPrometheusSink } from '../../exporters/prometheus.js';
 
 /**
@@ -162,5 +163,23 @@ describe('router requests in the Prometheus sink, one update per label set', () 
     assert.match(text, /^paasmon_router_requests_total\{app="kept",status_class="5xx"\} 1$/m);
     assert.match(text, /^paasmon_router_response_time_seconds_count\{app="kept",status_class="5xx"\} 1$/m);
     assert.match(text, /^paasmon_router_response_time_seconds_sum\{app="kept",status_class="5xx"\} 0.012$/m);
+  });
+  it('updates the installed prom-client series in place, and shows the same where their shape is unknown', async () => {
+    const make = () =>
+      new BatchHistogram({ name: 'h', help: 'h', labelNames: ['app'], buckets: [0.1, 1], registers: [] });
+    const values = [50, 100, 100.5, 999, 1000, 5000];
+    // A prom-client upgrade that changes its series would make every batch observe value by value:
+    // the fast path is checked against the installed version, so that change shows here.
+    const fast = make();
+    assert.ok(fast.seriesOf({ app: 'a' }), 'prom-client series are not as BatchHistogram expects');
+    fast.observeAll({ app: 'a' }, values, 1000);
+    const unknown = make();
+    /** @type {any} */ (unknown).seriesOf = () => undefined;
+    unknown.observeAll({ app: 'a' }, values, 1000);
+    const fastValues = (await fast.get()).values;
+    assert.deepEqual((await unknown.get()).values, fastValues);
+    const bucket = (/** @type {number | string} */ le) =>
+      fastValues.find((v) => v.metricName === 'h_bucket' && v.labels.le === le)?.value;
+    assert.deepEqual([bucket(0.1), bucket(1), bucket('+Inf')], [2, 5, 6]);
   });
 });
