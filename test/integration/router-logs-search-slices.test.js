@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../collector/config/index.js';
 import { createRouterLogSource } from '../../collector/sources/router-logs/index.js';
+import { byTime } from '../../collector/sources/router-logs/search-pages.js';
 import { LOGSEARCH_TEMPLATE, logsearchDocument, makeRequests, nanos } from '../support/router-docs.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { startSearchNode } from '../support/search-node.js';
@@ -24,7 +25,10 @@ describe('a window read in slices from opensearch', { timeout: 600_000 }, () => 
   const early = makeRequests(600, START + 2000, HOUR, 'early');
   const late = makeRequests(300, START + 7 * HOUR, HOUR, 'late');
   const all = [...tied, ...early, ...late];
-  const emitUs = (/** @type {(typeof all)[number]} */ r) => r.receivedUs + (r.vcapRequestId.charCodeAt(0) % 900);
+  // Offsets across the whole millisecond: a sort value rounded rather than cut to the millisecond would
+  // start a slice after documents of the page's last millisecond not read yet.
+  const offsetUs = new Map(all.map((r, i) => [r, (i * 397) % 1000]));
+  const emitUs = (/** @type {(typeof all)[number]} */ r) => r.receivedUs + (offsetUs.get(r) ?? 0);
 
   before(async () => {
     search = await startSearchNode('opensearch');
@@ -89,5 +93,16 @@ describe('a window read in slices from opensearch', { timeout: 600_000 }, () => 
       sliced.some((range) => range.lt !== undefined),
       'some slice ends before the window does',
     );
+  });
+  it('cuts date_nanos sort values to their millisecond, which the slices rely on', async () => {
+    const answer = await search.request('POST', '/logs-app-nanos-2026.11.20/_search', {
+      size: 1000,
+      query: { range: { '@timestamp': { gte: START + 1000, lt: START + 1001, format: 'epoch_millis' } } },
+      sort: [byTime('@timestamp')],
+    });
+    const sorts = answer.body.hits.hits.map((/** @type {any} */ hit) => hit.sort[0]);
+    // The tied documents of the nanos index lie all over their millisecond, half of them past its middle.
+    assert.equal(sorts.length, tied.filter((r) => all.indexOf(r) % 3 === 0).length);
+    assert.deepEqual([...new Set(sorts)], [START + 1000]);
   });
 });
