@@ -49,13 +49,15 @@ export function createPrometheusSink(options = {}) {
      */
     write(records, meta) {
       if (meta?.complete && records.every((r) => r.kind === 'instance_sample')) forgetInstances(instances);
-      const routerRequests = createRouterRequestTally();
+      // Made on the first router request only: the load generator writes its requests one at a time.
+      /** @type {ReturnType<typeof createRouterRequestTally> | undefined} */
+      let routerRequests;
       for (const record of records) {
         if (record.kind === 'instance_sample') showSample(instances, record);
-        else if (record.kind === 'router_request') routerRequests.add(record);
+        else if (record.kind === 'router_request') (routerRequests ??= createRouterRequestTally()).add(record);
         else countLoadgenRequest(loadgen, record);
       }
-      showRouterRequests(router, routerRequests);
+      if (routerRequests) showRouterRequests(router, routerRequests);
     },
     /**
      * Router requests newly stored, as a tally (core/router-request-tally.js): shown as `write` shows them.
