@@ -44,7 +44,7 @@ export function createRouterLogSource(config, deps = {}) {
   async function* readPages(checkpoint, { until, signal, encode } = {}) {
     if (!checkpoint || !until) throw new Error('router-logs: readPages needs a window: a checkpoint and until');
     const query = windowQuery(fields, config.cf.apps, checkpoint, until);
-    for await (const page of client.readAll({ query, sortField: fields.timestamp, signal, end: Date.parse(until) }))
+    for await (const page of client.readAll({ query, sortField: fields.timestamp, signal }))
       yield mapPage(page.hits, { mapping, debug, encode, until });
     yield { kind: 'router_request', records: [], skipped: new Map(), read: 0, position: until };
   }

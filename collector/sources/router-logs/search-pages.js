@@ -20,7 +20,6 @@ import { HttpError } from '../../net/http-client.js';
  * @property {object} query @property {string} sortField @property {AbortSignal} [signal]
  * @property {{ total: number }} window documents the window holds, set from the first page
  * @property {import('pino').Logger} [log]
- * @property {number} [end] the window's end, epoch ms: each page after the first asks for a slice of it
  */
 
 /**
@@ -29,8 +28,7 @@ import { HttpError } from '../../net/http-client.js';
  * @param {PagedRead & { pit: 'opensearch' | 'elasticsearch', firstPage: number, sizeAfter: PageSizer }} read
  * @returns {AsyncGenerator<Hit[]>}
  */
-export async function* readByPointInTime(read) {
-  const { http, indexPath, query, sortField, signal, window, log, pit, ...sizes } = read;
+export async function* readByPointInTime({ http, indexPath, query, sortField, signal, window, log, pit, ...sizes }) {
   const { call, exchange } = http;
   const opened =
     pit === 'opensearch'
@@ -46,35 +44,32 @@ export async function* readByPointInTime(read) {
   const readAhead = new AbortController();
   const stop = () => readAhead.abort();
   signal?.addEventListener('abort', stop, { once: true });
-  /** @param {unknown[] | undefined} after @param {number} size @param {Slice | undefined} slice */
-  const page = (after, size, slice) =>
+  /** @param {unknown[] | undefined} after @param {number} size */
+  const page = (after, size) =>
     exchange(
       'POST',
       '/_search',
       {
         size,
-        query: slice ? sliceQuery(query, sortField, slice) : query,
+        query,
         sort: [byTime(sortField), { _shard_doc: 'asc' }],
         pit: { id: pitId, keep_alive: '2m' },
         track_total_hits: window.total < 0,
         ...(after ? { search_after: after } : {}),
       },
       readAhead.signal,
-    ).then((response) => ({ body: response.data, size, bytes: response.length ?? 0, after, slice }));
-  /** @type {Promise<{ body: any, size: number, bytes: number, after?: unknown[], slice?: Slice }> | undefined} */
-  let next = page(undefined, sizes.firstPage, undefined);
+    ).then((response) => ({ body: response.data, size, bytes: response.length ?? 0 }));
+  /** @type {Promise<{ body: any, size: number, bytes: number }> | undefined} */
+  let next = page(undefined, sizes.firstPage);
   try {
     while (next) {
-      const { body, size, bytes, after, slice } = await next;
+      const { body, size, bytes } = await next;
       next = undefined;
       pitId = body.pit_id ?? pitId; // always the newest id
       if (window.total < 0) window.total = Number(body.hits?.total?.value ?? 0);
       const hits = body.hits?.hits ?? [];
-      const last = hits.length ? hits[hits.length - 1].sort : after;
-      const nextSize = hits.length === size ? sizes.sizeAfter(bytes, hits.length, size) : size;
-      const nextSlice = sliceAfter({ hits, size, nextSize, after, slice, end: read.end });
-      if (hits.length === size || nextSlice) {
-        next = page(last, nextSize, nextSlice);
+      if (hits.length === size) {
+        next = page(hits[hits.length - 1].sort, sizes.sizeAfter(bytes, hits.length, size));
         next.catch(() => {});
       }
       if (hits.length) yield hits;
@@ -132,42 +127,3 @@ export async function* readByScroll({ http, indexPath, query, sortField, signal,
 
 // Sort values in epoch ms whether an index maps the field as date or date_nanos (else nanoseconds).
 export const byTime = (/** @type {string} */ field) => ({ [field]: { order: 'asc', numeric_type: 'date' } });
-
-/**
- * @typedef {{ from: number, to: number }} Slice epoch ms, [from, to); `to` Infinity: up to the window's end
- */
-
-/**
- * The window's query narrowed to [slice.from, slice.to) of the sort field (epoch ms, as the sort
- * values are): the server then walks only that part of the window for the page, not all of it.
- * @param {object} query @param {string} sortField @param {Slice} slice
- */
-export function sliceQuery(query, sortField, slice) {
-  const range = { gte: slice.from, format: 'epoch_millis', ...(Number.isFinite(slice.to) ? { lt: slice.to } : {}) };
-  return { bool: { filter: [query, { range: { [sortField]: range } }] } };
-}
-
-/**
- * The slice of the window the next page asks for, undefined when the read is over or unsliced:
- * after a full page, from its last sort value over 1.25 x the time it spanned (scaled to the next
- * page's size); after a short page of a slice, the rest of the window from where that slice ended,
- * twice as wide. Slices meet end to end, and `search_after` skips what was read of the first
- * millisecond (documents sharing it are told apart by `_shard_doc`).
- * @param {{ hits: Array<{ sort?: unknown[] }>, size: number, nextSize: number, after?: unknown[],
- *   slice?: Slice, end?: number }} page
- * @returns {Slice | undefined}
- */
-export function sliceAfter({ hits, size, nextSize, after, slice, end }) {
-  if (end === undefined || !Number.isFinite(end)) return undefined;
-  const full = hits.length === size;
-  const to = (/** @type {number} */ from, /** @type {number} */ width) =>
-    from + width >= end ? Infinity : from + Math.max(1, Math.ceil(width));
-  if (full) {
-    const first = hits[0].sort?.[0] ?? after?.[0];
-    const last = hits[hits.length - 1].sort?.[0];
-    if (typeof first !== 'number' || typeof last !== 'number') return undefined;
-    return { from: last, to: to(last, ((last - first) * 1.25 * nextSize) / size) };
-  }
-  if (!slice || !Number.isFinite(slice.to)) return undefined;
-  return { from: slice.to, to: to(slice.to, 2 * (slice.to - slice.from)) };
-}

@@ -202,14 +202,13 @@ export function createSearchClient(search, deps = {}) {
    * Each document comes whole: filtering `_source` made the search server parse and write every
    * document again (more of its CPU per document, bench/README.md), on a cluster that is busy
    * indexing the load test's own logs meanwhile; whole, it sends the bytes it stored.
-   * @param {{ query: object, sortField: string, signal?: AbortSignal, end?: number }} request the window's
-   *   end in epoch ms (`end`) lets each page ask for only a slice of it (search-pages.js sliceQuery)
+   * @param {{ query: object, sortField: string, signal?: AbortSignal }} request
    * @returns {AsyncGenerator<Page>}
    */
-  async function* readAll({ query, sortField, signal, end }) {
+  async function* readAll({ query, sortField, signal }) {
     const { pit } = await server(signal);
     const window = { total: -1 };
-    const read = { http, indexPath: indexPath(), query, sortField, signal, window, log: deps.log, end };
+    const read = { http, indexPath: indexPath(), query, sortField, signal, window, log: deps.log };
     const pages = pit
       ? readByPointInTime({ ...read, pit, firstPage, sizeAfter })
       : readByScroll({ ...read, scrollPage });
