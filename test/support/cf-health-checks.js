@@ -79,7 +79,9 @@ async function probe(base, check) {
     await response.arrayBuffer();
     return { ok: response.status === 200, outcome: String(response.status) };
   } catch (err) {
-    return { ok: false, outcome: /** @type {Error} */ (err).name === 'TimeoutError' ? 'timeout' : 'no answer' };
+    const error = /** @type {Error & { cause?: { code?: string } }} */ (err);
+    if (error.name === 'TimeoutError') return { ok: false, outcome: 'timeout' };
+    return { ok: false, outcome: `no answer (${error.cause?.code ?? error.message})` };
   }
 }
 
