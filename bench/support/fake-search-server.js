@@ -35,7 +35,8 @@ const server = http.createServer((req, res) => {
     if (path !== '/_search') return json(res, {});
     const request = JSON.parse(body);
     const filtered = /[?&]filter_path=/.test(req.url ?? '');
-    const from = request.search_after ? Number(request.search_after[1]) + 1 : 0;
+    // The last sort value is the document's place (`_shard_doc`), whether or not a time comes first.
+    const from = request.search_after ? Number(request.search_after.at(-1)) + 1 : 0;
     const page = hits.slice(from, from + request.size).join(',');
     const total = request.track_total_hits ? `"total":{"value":${DOCS},"relation":"eq"},` : '';
     if (filtered) return json(res, `{"pit_id":"pit","hits":{${total}"hits":[${page}]}}`);

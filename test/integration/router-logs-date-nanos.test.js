@@ -49,17 +49,19 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
       await db?.stop();
     });
 
-    it('reads every document page by page and checkpoints each page in milliseconds', async () => {
+    it('reads every document stretch by stretch and checkpoints each stretch’s end in milliseconds', async () => {
       const source = createRouterLogSource(
         loadConfig({ SEARCH_URL: search.url, SEARCH_INDEX: 'logs-app-*', CF_APPS: 'shop,cart' }),
-        { log: silent, pageSize: 100, backoff: { retries: 1, baseDelayMs: 10, maxDelayMs: 10 } },
+        { log: silent, pageSize: 100, stretchDocs: 250, backoff: { retries: 1, baseDelayMs: 10, maxDelayMs: 10 } },
       );
       const writer = createPageWriter(db.pool);
-      /** @type {string[]} */
-      const positions = [];
+      /** @type {Array<{ position: string, before: number }>} */
+      const checkpoints = [];
+      let written = 0;
       /** @type {import('../../core/types.js').PageWriter} */
       const writePage = (page) => {
-        if (page.checkpoint) positions.push(page.checkpoint.position);
+        written += page.encoded?.rows ?? page.records.length;
+        if (page.checkpoint) checkpoints.push({ position: page.checkpoint.position, before: written });
         return writer(page);
       };
       try {
@@ -73,16 +75,22 @@ for (const flavor of /** @type {const} */ (['opensearch', 'elasticsearch'])) {
         assert.equal(result.inserted, COUNT);
         assert.equal((await db.query('SELECT count(*)::int AS n FROM router_requests')).rows[0].n, COUNT);
 
-        // One position per page (and the window's end): each the emit time of a page's last
-        // document, to the millisecond, in order.
-        assert.equal(positions.length, COUNT / 100 + 1);
+        // A position at the end of each stretch (by scroll: of each page) and the window's end, in
+        // order, to the millisecond. When one is committed, every document before it has been written;
+        // after a stretch none after it, after a scroll page only some of its millisecond.
+        const positions = checkpoints.map((c) => c.position);
+        assert.ok(positions.length >= 4, `${positions.length} checkpoints`);
         assert.equal(positions.at(-1), now.toISOString());
-        const emitted = new Set(
-          requests.map((r) => new Date(Math.floor((r.receivedUs + r.responseUs) / 1000)).toISOString()),
-        );
-        for (const position of positions.slice(0, -1)) assert.ok(emitted.has(position), `${position} is no emit time`);
         assert.deepEqual([...positions].sort(), positions);
-        assert.equal(positions.at(-2), [...emitted].sort().at(-1));
+        /** @param {number} ms */
+        const emittedBefore = (ms) => requests.filter((r) => r.receivedUs + r.responseUs < ms * 1000).length;
+        for (const { position, before } of checkpoints.slice(0, -1)) {
+          assert.match(position, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+          const ms = Date.parse(position);
+          if (flavor === 'opensearch') assert.equal(before, emittedBefore(ms), `documents before ${position}`);
+          else
+            assert.ok(before >= emittedBefore(ms) && before <= emittedBefore(ms + 1), `${before} before ${position}`);
+        }
       } finally {
         await source.close();
       }

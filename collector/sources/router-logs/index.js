@@ -14,6 +14,7 @@ import { createSearchClient } from './search.js';
  * @property {import('pino').Logger} [log]
  * @property {import('../../../core/retry.js').BackoffOptions} [backoff]
  * @property {number} [pageSize]
+ * @property {number} [stretchDocs] documents per stretch of a window read over a point in time
  * @property {number} [timeoutMs]
  * @property {(reason: string) => void} [onRetry] counts a retried request by reason
  */
@@ -33,8 +34,8 @@ export function createRouterLogSource(config, deps = {}) {
   const client = createSearchClient({ ...search, url: search.url }, deps);
 
   /**
-   * The documents of [checkpoint, until), mapped, page by page in timestamp order; each page's
-   * position is the sort timestamp of its last document, the last (empty) page's is `until`. With
+   * The documents of [checkpoint, until), mapped, page by page; a page's position (where a read
+   * may resume once it is stored) is the reader's (search.js), the last (empty) page's is `until`. With
    * `encode`, each record is handed to it as soon as it is mapped and the page carries what it
    * returns instead of records: no record outlives V8's next young-generation collection, so none
    * is copied or promoted (fewer and shorter collections, less CPU: bench/ingest.bench.js).
@@ -44,8 +45,9 @@ export function createRouterLogSource(config, deps = {}) {
   async function* readPages(checkpoint, { until, signal, encode } = {}) {
     if (!checkpoint || !until) throw new Error('router-logs: readPages needs a window: a checkpoint and until');
     const query = windowQuery(fields, config.cf.apps, checkpoint, until);
-    for await (const page of client.readAll({ query, sortField: fields.timestamp, signal }))
-      yield mapPage(page.hits, { mapping, debug, encode, until });
+    const span = { from: checkpoint, to: until };
+    for await (const page of client.readAll({ query, sortField: fields.timestamp, span, signal }))
+      yield mapPage(page.hits, { mapping, debug, encode, position: page.position });
     yield { kind: 'router_request', records: [], skipped: new Map(), read: 0, position: until };
   }
 
@@ -66,7 +68,7 @@ export function createRouterLogSource(config, deps = {}) {
         encode &&
         ((/** @type {any} */ _kind, /** @type {any} */ records, /** @type {number} */ count) => encode(records, count));
       for await (const page of readPages(from, { until: to, signal, encode: byKind }))
-        if (page.read) yield { ...page, documents: page.read, lastTimestamp: page.position };
+        if (page.read) yield { ...page, documents: page.read };
     },
     /** A search context lost (an expired point in time, an interrupted scroll) is read again. */
     resumable: (/** @type {unknown} */ err) => CONTEXT_LOST.has(/** @type {any} */ (err)?.reason),
@@ -85,16 +87,15 @@ const idOf = (/** @type {{ _index?: string, _id?: string }} */ hit) => `${hit._i
  * One page of search hits -> a SourcePage of router requests (encoded when `encode` is given).
  * @param {any[]} hits emptied as they are mapped
  * @param {{ mapping: Parameters<typeof mapDocument>[1], debug: import('pino').Logger | undefined,
- *   encode: import('../../../core/types.js').ReadOptions['encode'], until: string }} options
+ *   encode: import('../../../core/types.js').ReadOptions['encode'], position: string | undefined }} options
  * @returns {SourcePage}
  */
-function mapPage(hits, { mapping, debug, encode, until }) {
+function mapPage(hits, { mapping, debug, encode, position }) {
   /** @type {Map<string, number>} */
   const skipped = new Map();
   /** @type {Map<string, SkippedExample>} */
   const examples = new Map();
   const documents = hits.length;
-  const lastSort = hits[documents - 1].sort?.[0];
   let progress = 'not begun';
   function* mapped() {
     progress = 'begun';
@@ -129,7 +130,6 @@ function mapPage(hits, { mapping, debug, encode, until }) {
   if (progress === 'begun' || (progress === 'done' && !encoded))
     throw new Error('router-logs: encode must take every record of a page and return them encoded');
   const records = encoded ? [] : [...mapped()];
-  const position = typeof lastSort === 'number' ? new Date(lastSort).toISOString() : String(lastSort ?? until);
   return { kind: 'router_request', records, encoded, skipped, examples, read: documents, position };
 }
 

@@ -1,5 +1,5 @@
-// Elasticsearch / OpenSearch reader: every document of a time window, in timestamp order, with
-// search_after over a point in time (scroll where there is none), proving it read what the window holds.
+// Elasticsearch / OpenSearch reader: every document of a time window, stretch by stretch in index order
+// over a point in time (in time order by scroll where there is none), proving it read what the window holds.
 import { SEARCH } from '../../../core/reason-codes.js';
 import { HttpError, createHttp } from '../../net/http-client.js';
 import { readByPointInTime, readByScroll } from './search-pages.js';
@@ -14,6 +14,7 @@ import { readByPointInTime, readByScroll } from './search-pages.js';
  * @property {Array<{ _source: any, _id?: string, _index?: string, sort?: unknown[] }>} hits the
  *   reader is done with them once they are handed on: the caller may let go of each (set it undefined)
  * @property {number} total documents the window holds (track_total_hits)
+ * @property {string | undefined} position where a read may resume once this page is stored (ISO 8601)
  */
 
 /** @param {unknown} body */
@@ -44,6 +45,11 @@ export const FIRST_PAGE = 1000;
 /** A scroll keeps the size it was opened with: about PAGE_BYTES of the bench's documents. */
 export const SCROLL_PAGE = 2000;
 const MOST_PER_PAGE = 10_000;
+/**
+ * A window is read over a point in time in stretches of about this many documents: where a read
+ * that failed resumes (the checkpoint moves at each stretch's end), each re-read at most once more.
+ */
+export const STRETCH_DOCS = 50_000;
 
 /**
  * How many documents the next page asks for, from the size of the last one.
@@ -61,6 +67,7 @@ export function nextPageSize(bytes, documents, asked) {
  * @property {import('../../../core/retry.js').BackoffOptions} [backoff]
  * @property {number} [timeoutMs]
  * @property {number} [pageSize] documents per page, fixed (else pages of about PAGE_BYTES)
+ * @property {number} [stretchDocs] documents per stretch of a window read over a point in time
  * @property {(reason: string) => void} [onRetry] counts a retried request by reason
  */
 
@@ -159,12 +166,13 @@ function statusError(response, method, path, index) {
 async function detect({ http, call }, url, signal) {
   const root = await call('GET', '/', undefined, signal);
   const version = String(root?.version?.number ?? '0.0.0');
+  // A point in time is read in `_shard_doc` order: OpenSearch has it from 3.3, Elasticsearch from 7.12.
   if (root?.version?.distribution === 'opensearch') {
-    return { flavor: 'opensearch', version, pit: atLeast(version, '2.4') ? 'opensearch' : null };
+    return { flavor: 'opensearch', version, pit: atLeast(version, '3.3') ? 'opensearch' : null };
   }
   // The point-in-time API is part of X-Pack: the Apache-licensed 7.10 build has none.
   let pit = null;
-  if (atLeast(version, '7.10')) {
+  if (atLeast(version, '7.12')) {
     const xpack = await http.send({ url: `${url}/_xpack`, signal });
     if (xpack.status === 200) pit = /** @type {const} */ ('elasticsearch');
   }
@@ -179,6 +187,7 @@ export function createSearchClient(search, deps = {}) {
   const http = searchHttp(search, deps);
   const firstPage = deps.pageSize ?? FIRST_PAGE;
   const scrollPage = deps.pageSize ?? SCROLL_PAGE;
+  const stretchDocs = deps.stretchDocs ?? STRETCH_DOCS;
   /** @type {typeof nextPageSize} */
   const sizeAfter = deps.pageSize ? () => firstPage : nextPageSize;
   /** @type {Promise<ServerInfo> | undefined} */
@@ -196,26 +205,27 @@ export function createSearchClient(search, deps = {}) {
   const indexPath = () => encodeURIComponent(search.index).replace(/%2C/g, ',').replace(/%2A/g, '*');
 
   /**
-   * Every hit of `query`, sorted by `sortField` ascending, page by page. Throws when the number
-   * read differs from the number the window held when the read began.
+   * Every hit of `query` in [span.from, span.to) of `sortField`, page by page, each page with the
+   * position a read may resume from once it is stored. Throws when the number read differs from the
+   * number the window held when the read began.
    *
    * Each document comes whole: filtering `_source` made the search server parse and write every
    * document again (more of its CPU per document, bench/README.md), on a cluster that is busy
    * indexing the load test's own logs meanwhile; whole, it sends the bytes it stored.
-   * @param {{ query: object, sortField: string, signal?: AbortSignal }} request
+   * @param {{ query: object, sortField: string, span: { from: string, to: string }, signal?: AbortSignal }} request
    * @returns {AsyncGenerator<Page>}
    */
-  async function* readAll({ query, sortField, signal }) {
+  async function* readAll({ query, sortField, span, signal }) {
     const { pit } = await server(signal);
     const window = { total: -1 };
     const read = { http, indexPath: indexPath(), query, sortField, signal, window, log: deps.log };
     const pages = pit
-      ? readByPointInTime({ ...read, pit, firstPage, sizeAfter })
+      ? readByPointInTime({ ...read, pit, firstPage, sizeAfter, span, stretchDocs })
       : readByScroll({ ...read, scrollPage });
     let documents = 0;
-    for await (const hits of pages) {
+    for await (const { hits, position } of pages) {
       documents += hits.length;
-      yield { hits, total: window.total };
+      yield { hits, total: window.total, position };
     }
     if (documents !== window.total) {
       throw new HttpError(`search: read ${documents} documents but the window held ${window.total}`, {
