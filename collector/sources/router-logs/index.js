@@ -46,8 +46,10 @@ export function createRouterLogSource(config, deps = {}) {
     if (!checkpoint || !until) throw new Error('router-logs: readPages needs a window: a checkpoint and until');
     const query = windowQuery(fields, config.cf.apps, checkpoint, until);
     const span = { from: checkpoint, to: until };
-    for await (const page of client.readAll({ query, sortField: fields.timestamp, span, signal }))
-      yield mapPage(page.hits, { mapping, debug, encode, position: page.position });
+    for await (const { hits, position } of client.readAll({ query, sortField: fields.timestamp, span, signal }))
+      yield hits.length
+        ? mapPage(hits, { mapping, debug, encode, position })
+        : { kind: 'router_request', records: [], skipped: new Map(), read: 0, position };
     yield { kind: 'router_request', records: [], skipped: new Map(), read: 0, position: until };
   }
 

@@ -89,7 +89,8 @@ export async function* readByPointInTime(read) {
         next = page(stretches[stretch], nextSize, done ? undefined : hits[hits.length - 1].sort);
         next.catch(() => {});
       }
-      if (hits.length) yield { hits, position: done ? stretches[stretch - 1].end : undefined };
+      // A stretch that ended on an empty page still moves the position.
+      if (hits.length || done) yield { hits, position: done ? stretches[stretch - 1].end : undefined };
     }
   } finally {
     signal?.removeEventListener('abort', stop);
