@@ -10,7 +10,7 @@
 // Run: npm run bench -- drain   (BENCH_LINES to change the count; BENCH_BEFORE_CLI=<another
 // checkout's collector/cli.js> measures that build first, then this one, in the same run;
 // BENCH_CPU_PROF=<dir> writes a CPU profile of each `collect` there; BENCH_NODE_FLAGS="<flags>" adds
-// node flags to this build's `collect`, after `npm start`'s)
+// node flags to this build's `collect`, after `npm start`'s; BENCH_MESSAGES_PER_WRITE=1: one syslog frame per write)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
