@@ -69,33 +69,27 @@ export async function startTcpDrain({ port, host, tls: tlsFiles, receiver, log }
 }
 
 /**
- * The reads of a turn, offered together at its end (TLS hands over a read per 16 KiB record). A connection that
- * reads once the turn holds `turnMessages` messages, or more than the receiver has room for, pauses: it resumes
- * next turn, or once there is room.
+ * The reads of a turn, all connections' messages offered at its end in one offer (TLS hands over a read per
+ * 16 KiB record; each connection's messages stay in their order). A connection that reads once the turn holds
+ * `turnMessages` messages, or more than the receiver has room for, pauses: it resumes next turn, or once there
+ * is room.
  * @param {import('./receiver.js').DrainReceiver} receiver @param {number} turnMessages
  */
 function createReadTurns(receiver, turnMessages) {
-  /** @typedef {{ socket: net.Socket, messages: string[] }} Gathering */
-  /** @type {Set<Gathering>} with messages this turn */
-  const gathering = new Set();
+  /** @type {string[]} */
+  let messages = [];
   /** @type {Set<net.Socket>} paused until the next turn */
   const held = new Set();
   /** @type {Set<net.Socket>} paused until the receiver has room */
   const waitingForRoom = new Set();
-  let taken = 0;
   /** @type {NodeJS.Immediate | undefined} */
   let ending;
-  /** @param {Gathering} gathered */
-  const offer = (gathered) => {
-    gathering.delete(gathered);
-    const { messages } = gathered;
-    gathered.messages = [];
-    if (messages.length) receiver.offer(messages);
-  };
   const endTurn = () => {
+    clearImmediate(ending);
     ending = undefined;
-    taken = 0;
-    for (const gathered of gathering) offer(gathered);
+    const gathered = messages;
+    messages = [];
+    if (gathered.length) receiver.offer(gathered);
     const full = receiver.room === 0;
     for (const socket of held) {
       if (socket.destroyed) continue;
@@ -108,28 +102,25 @@ function createReadTurns(receiver, turnMessages) {
     for (const socket of waitingForRoom) socket.resume();
     waitingForRoom.clear();
   });
+  /** @param {string} text */
+  const take = (text) => void messages.push(text);
   return {
     /** @param {net.Socket} socket */
     connection(socket) {
-      /** @type {Gathering} */
-      const gathered = { socket, messages: [] };
       return {
-        /** @param {string} text */
-        take(text) {
-          gathered.messages.push(text);
-          taken += 1;
-        },
+        take,
         /** After each read: the turn ends once the event loop has read what is ready. */
         read() {
-          if (gathered.messages.length) gathering.add(gathered);
+          const taken = messages.length;
           if ((taken >= turnMessages || receiver.room <= taken) && !socket.destroyed && !held.has(socket)) {
             socket.pause();
             held.add(socket);
           }
           ending ??= setImmediate(endTurn);
         },
+        /** Its messages are offered now, with the rest of the turn's. */
         close() {
-          offer(gathered);
+          if (ending) endTurn();
           held.delete(socket);
           waitingForRoom.delete(socket);
         },
