@@ -66,6 +66,8 @@ describe('syslog drain: what one event-loop turn parses is bounded', () => {
     const connections = 5;
     const perConnection = 4000;
     let offered = 0;
+    /** @type {string[]} */
+    const texts = [];
     let sinceTick = 0;
     let mostPerTick = 0;
     const receiver = {
@@ -76,6 +78,7 @@ describe('syslog drain: what one event-loop turn parses is bounded', () => {
         const until = performance.now() + messages.length * 0.02;
         while (performance.now() < until);
         offered += messages.length;
+        texts.push(...messages);
         sinceTick += messages.length;
         mostPerTick = Math.max(mostPerTick, sinceTick);
         return messages.length;
@@ -99,13 +102,17 @@ describe('syslog drain: what one event-loop turn parses is bounded', () => {
       log: pino({ level: 'silent' }),
     });
     try {
-      const message = logMessage(
-        rtrEnvelope('x'.repeat(500), { appGuid: 'a0000000-0000-4000-8000-000000000001', appName: 'shop' }),
-      );
-      const bytes = Buffer.concat(Array.from({ length: perConnection }, () => octetCounted(message)));
+      const message = (/** @type {number} */ k, /** @type {number} */ i) =>
+        logMessage(
+          rtrEnvelope(`${k} ${i} ${'x'.repeat(500)}`, {
+            appGuid: 'a0000000-0000-4000-8000-000000000001',
+            appName: 'shop',
+          }),
+        );
       const ca = fs.readFileSync(files.cert, 'utf8');
       await Promise.all(
-        Array.from({ length: connections }, async () => {
+        Array.from({ length: connections }, async (_, k) => {
+          const bytes = Buffer.concat(Array.from({ length: perConnection }, (__, i) => octetCounted(message(k, i))));
           const client = await connectTcp(drain.port, { tls: { ca } });
           await client.write(bytes);
           await client.end();
@@ -116,8 +123,16 @@ describe('syslog drain: what one event-loop turn parses is bounded', () => {
         await new Promise((r) => setTimeout(r, 20));
       }
       assert.equal(offered, connections * perConnection);
+      // Each connection's messages once each and in their order, whatever the turns mixed.
+      for (let k = 0; k < connections; k++) {
+        const own = texts.map((t) => / (\d+) (\d+) x+\n?$/.exec(t)).filter((m) => m?.[1] === String(k));
+        assert.deepEqual(
+          own.map((m) => Number(m?.[2])),
+          Array.from({ length: perConnection }, (_, i) => i),
+        );
+      }
       // One 64 KiB read per connection may come in after the budget is spent, before its pause takes hold.
-      const bound = TURN_MESSAGES + connections * Math.ceil((64 * 1024) / octetCounted(message).length);
+      const bound = TURN_MESSAGES + connections * Math.ceil((64 * 1024) / octetCounted(message(0, 0)).length);
       assert.ok(mostPerTick <= bound, `${mostPerTick} messages parsed between two timer ticks (bound ${bound})`);
     } finally {
       clearTimeout(ticker);
