@@ -1,7 +1,8 @@
 // Syslog drain throughput: the same RTR lines (a) ingested from a file by `paasmon ingest --file`
 // (the baseline) and (b) sent to a running `paasmon collect` as the syslog agent sends them (RFC 5424):
 // https-batch bodies of 512 KiB over 5 connections like the agent's MaxConnsPerHost, then over
-// syslog:// and syslog-tls:// octet counting, into a real PostgreSQL. Every body and frame is built
+// syslog:// and syslog-tls:// octet counting, into a real PostgreSQL. Each syslog way is the second phase
+// of its `collect`, after an https-batch phase. Every body and frame is built
 // before the clock starts (the agent runs on other machines; the bench's senders only write bytes).
 // Besides the rates it prints the CPU time per line of the file ingest (with and without its fixed
 // cost, measured by an ingest of one line) and per message of `collect`, of PostgreSQL, and of
@@ -9,7 +10,7 @@
 // Run: npm run bench -- drain   (BENCH_LINES to change the count; BENCH_BEFORE_CLI=<another
 // checkout's collector/cli.js> measures that build first, then this one, in the same run;
 // BENCH_CPU_PROF=<dir> writes a CPU profile of each `collect` there; BENCH_NODE_FLAGS="<flags>" adds
-// node flags to this build's `collect`, after `npm start`'s)
+// node flags to this build's `collect`, after `npm start`'s; BENCH_MESSAGES_PER_WRITE=1: one syslog frame per write)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,7 @@ import { startTestDatabase } from '../test/support/database.js';
 import { gorouterLine, makeRequests } from '../test/support/router-docs.js';
 import { logMessage, rtrEnvelope } from '../test/support/syslog-agent-standin.js';
 import { NPM_START_FLAGS } from './support/npm-start-flags.js';
+import { eventLoopTime } from './support/event-loop-probe.js';
 import { peakRssMb } from './support/peak-rss.js';
 import {
   cpuSecondsOf,
@@ -129,9 +131,12 @@ async function storedAll(inserted, target, way) {
  * @param {string | undefined} cli @param {Record<string, string>} drainEnv
  */
 async function collect(cli, drainEnv) {
-  const running = await startCollect(collectEnv(db, sim, { DRAIN_TOKEN: TOKEN, DRAIN_TCP_PORT: '0', ...drainEnv }), {
+  const loopFile = path.join(dir, `event-loop-${stops.length}`);
+  const probe = { DRAIN_TOKEN: TOKEN, DRAIN_TCP_PORT: '0', BENCH_EVENT_LOOP_FILE: loopFile };
+  const running = await startCollect(collectEnv(db, sim, { ...probe, ...drainEnv }), {
     nodeFlags: [
       ...NPM_START_FLAGS,
+      `--import=${new URL('./support/event-loop-probe.js', import.meta.url).pathname}`,
       ...(cli ? [] : EXTRA_NODE_FLAGS),
       ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []),
     ],
@@ -155,18 +160,25 @@ async function collect(cli, drainEnv) {
     const target = (await inserted()) + LINES;
     const pid = /** @type {number} */ (child.pid);
     const cpu = { collect: cpuSecondsOf(pid), main: mainThreadCpuSecondsOf(pid), pg: postgresCpu(), bench: benchCpu() };
+    const loop = eventLoopTime(loopFile);
     const started = performance.now();
     const detail = await send();
     const sent = perLine(benchCpu() - cpu.bench);
     await storedAll(inserted, target, way);
-    const rate = LINES / ((performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    const rate = LINES / seconds;
     const cpuUs = perLine(cpuSecondsOf(pid) - cpu.collect);
     const mainUs = perLine(mainThreadCpuSecondsOf(pid) - cpu.main);
     const pgUs = perLine(postgresCpu() - cpu.pg);
+    const loopAfter = eventLoopTime(loopFile);
+    const idle = loopAfter.idle - loop.idle;
+    const busy = loopAfter.active - loop.active;
     console.log(
       `drain ${way.padEnd(15)} ${await count()} rows, ${Math.round(rate)} messages/s, µs CPU/message: ` +
         `collect ${cpuUs.toFixed(1)} (main thread ${mainUs.toFixed(1)}), PostgreSQL ${pgUs.toFixed(1)}, ` +
-        `sender ${sent.toFixed(1)} (${detail}); collect peak RSS so far ${peakRssMb(pid).toFixed(1)} MB`,
+        `sender ${sent.toFixed(1)} (${detail}); collect's event loop idle ${(idle / (idle + busy)).toFixed(2)} ` +
+        `of the phase, PostgreSQL busy ${((pgUs * LINES) / 1e6 / seconds).toFixed(2)} cores; ` +
+        `collect peak RSS so far ${peakRssMb(pid).toFixed(1)} MB`,
     );
     return { rate, cpuUs, pgUs };
   };
@@ -205,15 +217,20 @@ try {
     const plainPeak = await plain.stop();
     const secured = await collect(cli, { DRAIN_TLS_CERT: cert, DRAIN_TLS_KEY: key });
     const tlsPort = Number(secured.drainTcpPort);
+    // TLS is measured as TCP is, after the same https-batch phase: a fresh collect parses its first messages slower.
+    const https2 = await secured.measure('https-batch (2):', () =>
+      sendHttpsBatch(Number(new URL(secured.base).port), requests),
+    );
     const tls = await secured.measure('syslog-tls:', () => sendOctetCounted(tlsPort, writes, { tls: { ca } }));
     const peak = Math.max(plainPeak, await secured.stop());
-    results.push({ label, baseline, https, tcp, tls, peak });
+    results.push({ label, baseline, https, https2, tcp, tls, peak });
   }
-  for (const { label, baseline, https, tcp, tls, peak } of results) {
+  for (const { label, baseline, https, https2, tcp, tls, peak } of results) {
     const ratio = (/** @type {{ rate: number }} */ way) => (way.rate / baseline.rate).toFixed(2);
     const both = (/** @type {{ cpuUs: number, pgUs: number }} */ way) => (way.cpuUs + way.pgUs).toFixed(1);
     console.log(
-      `${label}: drain / file: https-batch ${ratio(https)}, tcp ${ratio(tcp)}, tls ${ratio(tls)} (goal >= ${GOAL}); ` +
+      `${label}: drain / file: https-batch ${ratio(https)} (${ratio(https2)} in the TLS collect), tcp ${ratio(tcp)}, ` +
+        `tls ${ratio(tls)} (goal >= ${GOAL}); ` +
         `CPU µs per line of paasmon + PostgreSQL: file ${(baseline.cpuUs + baseline.pgUs).toFixed(1)} ` +
         `(steady ${(baseline.steadyCpuUs + baseline.pgUs).toFixed(1)}), https-batch ${both(https)}, ` +
         `tcp ${both(tcp)}, tls ${both(tls)}; collect peak RSS ${peak.toFixed(1)} MB (< 150)`,

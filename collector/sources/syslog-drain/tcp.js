@@ -11,8 +11,11 @@ import { DRAIN } from '../../../core/reason-codes.js';
 
 /** Larger than any gorouter line with many logged headers; a longer frame is skipped and counted. */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
-/** Messages of a connection gathered at most before they are offered (else at the end of the turn). */
-const OFFER_MESSAGES = 2000;
+/**
+ * Messages read from all connections in one event-loop turn, at most, before their reading pauses until the next
+ * turn: a turn that parses many TLS reads in a row keeps the PostgreSQL writer's replies unread, and the pages wait.
+ */
+export const TURN_MESSAGES = 500;
 
 /**
  * @param {object} options
@@ -25,45 +28,22 @@ const OFFER_MESSAGES = 2000;
 export async function startTcpDrain({ port, host, tls: tlsFiles, receiver, log }) {
   /** @type {Set<net.Socket>} */
   const sockets = new Set();
-  /** @type {Set<net.Socket>} */
-  const paused = new Set();
-  receiver.onRoom(() => {
-    for (const socket of paused) socket.resume();
-    paused.clear();
-  });
+  const turns = createReadTurns(receiver, TURN_MESSAGES);
 
   /** @param {net.Socket} socket */
   const onConnection = (socket) => {
     sockets.add(socket);
     const framer = createOctetCountingFramer({ maxMessageBytes: MAX_MESSAGE_BYTES });
-    // The messages of this turn's reads, offered together: TLS hands over a read per 16 KiB record.
-    /** @type {string[]} */
-    let messages = [];
-    /** @type {NodeJS.Immediate | undefined} */
-    let offering;
-    const take = (/** @type {string} */ text) => void messages.push(text);
+    const connection = turns.connection(socket);
     const reject = (/** @type {string} */ reason) => receiver.rejectFrame(reason);
-    const offerGathered = () => {
-      clearImmediate(offering);
-      offering = undefined;
-      const gathered = messages;
-      messages = [];
-      if (gathered.length) receiver.offer(gathered);
-      if (receiver.room === 0 && !socket.destroyed) {
-        socket.pause();
-        paused.add(socket);
-      }
-    };
     socket.on('data', (chunk) => {
-      framer.read(chunk, take, reject);
-      if (messages.length >= OFFER_MESSAGES || receiver.room <= messages.length) offerGathered();
-      else offering ??= setImmediate(offerGathered);
+      framer.read(chunk, connection.take, reject);
+      connection.read();
     });
     socket.on('error', (err) => log.debug({ err }, 'drain: tcp connection error'));
     socket.on('close', () => {
-      if (offering) offerGathered();
+      connection.close();
       sockets.delete(socket);
-      paused.delete(socket);
       if (framer.buffered > 0) receiver.rejectFrame(DRAIN.INCOMPLETE_FRAME);
     });
   };
@@ -84,6 +64,67 @@ export async function startTcpDrain({ port, host, tls: tlsFiles, receiver, log }
       server.close();
       for (const socket of sockets) socket.destroy();
       await once(server, 'close').catch(() => {});
+    },
+  };
+}
+
+/**
+ * The reads of a turn, all connections' messages offered at its end in one offer (TLS hands over a read per
+ * 16 KiB record; each connection's messages stay in their order). A connection that reads once the turn holds
+ * `turnMessages` messages, or more than the receiver has room for, pauses: it resumes next turn, or once there
+ * is room.
+ * @param {import('./receiver.js').DrainReceiver} receiver @param {number} turnMessages
+ */
+function createReadTurns(receiver, turnMessages) {
+  /** @type {string[]} */
+  let messages = [];
+  /** @type {Set<net.Socket>} paused until the next turn */
+  const held = new Set();
+  /** @type {Set<net.Socket>} paused until the receiver has room */
+  const waitingForRoom = new Set();
+  /** @type {NodeJS.Immediate | undefined} */
+  let ending;
+  const endTurn = () => {
+    clearImmediate(ending);
+    ending = undefined;
+    const gathered = messages;
+    messages = [];
+    if (gathered.length) receiver.offer(gathered);
+    const full = receiver.room === 0;
+    for (const socket of held) {
+      if (socket.destroyed) continue;
+      if (full) waitingForRoom.add(socket);
+      else socket.resume();
+    }
+    held.clear();
+  };
+  receiver.onRoom(() => {
+    for (const socket of waitingForRoom) socket.resume();
+    waitingForRoom.clear();
+  });
+  /** @param {string} text */
+  const take = (text) => void messages.push(text);
+  return {
+    /** @param {net.Socket} socket */
+    connection(socket) {
+      return {
+        take,
+        /** After each read: the turn ends once the event loop has read what is ready. */
+        read() {
+          const taken = messages.length;
+          if ((taken >= turnMessages || receiver.room <= taken) && !socket.destroyed && !held.has(socket)) {
+            socket.pause();
+            held.add(socket);
+          }
+          ending ??= setImmediate(endTurn);
+        },
+        /** Its messages are offered now, with the rest of the turn's. */
+        close() {
+          if (ending) endTurn();
+          held.delete(socket);
+          waitingForRoom.delete(socket);
+        },
+      };
     },
   };
 }
