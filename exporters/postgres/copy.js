@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import copyStreams from 'pg-copy-streams';
 import { withClient } from './client.js';
-import { tupleWriter } from './copy-binary.js';
+import { rowEncoder, tupleWriter } from './copy-binary.js';
 
 /** PostgreSQL's SQLSTATE for a duplicate key. */
 export const UNIQUE_VIOLATION = '23505';
@@ -23,15 +23,12 @@ export const UNIQUE_VIOLATION = '23505';
  * @returns {EncodedRows}
  */
 export function binaryRows(spec, records, rowsHint, into, onUnusable) {
-  const count = spec.columns.length;
-  const names = spec.columns.map(([column]) => column);
-  const values = spec.columns.map(([, toValue]) => toValue);
-  const types = spec.columns.map(([, , type]) => type);
+  const { count, encodeRow } = encoderOf(spec);
   const tuples = into ?? tupleWriter(rowsHint ?? (Array.isArray(records) ? records.length : 0));
   for (const record of records) {
     tuples.row(count);
     try {
-      for (let i = 0; i < count; i++) tuples.field(types[i], values[i](record), names[i]);
+      encodeRow(tuples, record);
     } catch (err) {
       tuples.dropRow();
       if (!onUnusable) throw err;
@@ -39,6 +36,16 @@ export function binaryRows(spec, records, rowsHint, into, onUnusable) {
     }
   }
   return tuples.done();
+}
+
+/** @type {WeakMap<TableSpec, { count: number, encodeRow: ReturnType<typeof rowEncoder> }>} */
+const encoders = new WeakMap();
+
+/** A spec's row encoder, made once: the drain encodes a few records per call. @param {TableSpec} spec */
+function encoderOf(spec) {
+  let encoder = encoders.get(spec);
+  if (!encoder) encoders.set(spec, (encoder = { count: spec.columns.length, encodeRow: rowEncoder(spec.columns) }));
+  return encoder;
 }
 
 /** @param {TableSpec} spec */
