@@ -30,7 +30,7 @@ const server = http.createServer((req, res) => {
   req.on('end', () => {
     const path = req.url?.split('?')[0] ?? '/';
     if (req.method === 'GET' && path === '/')
-      return json(res, { version: { distribution: 'opensearch', number: '2.19.0' } });
+      return json(res, { version: { distribution: 'opensearch', number: '3.5.0' } });
     if (path.endsWith('/point_in_time')) return json(res, { pit_id: 'pit', _shards: {}, creation_time: 0 });
     if (path !== '/_search') return json(res, {});
     const request = JSON.parse(body);
