@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { binaryRows } from '../../exporters/postgres/copy.js';
 import { tableOf } from '../../exporters/postgres/tables.js';
+import { routerRequestRecord } from '../support/router-records.js';
 
 /**
  * Binary COPY tuples read back by their layout (a 16-bit field count, then each field as a 32-bit
@@ -44,27 +45,7 @@ const microsOf = (/** @type {string} */ iso) =>
   BigInt(Date.parse(`${iso.slice(0, 19)}Z`)) * 1000n + BigInt(iso.slice(20, 26));
 
 /** @param {Record<string, unknown>} fields */
-const request = (fields) => ({
-  kind: 'router_request',
-  receivedAt: '2026-11-22T10:00:00.000001Z',
-  appGuid: '1ec90566-397f-4238-a452-ad4d246f73e4',
-  appName: 'shop',
-  appIndex: 2,
-  instanceId: null,
-  method: 'GET',
-  path: '/',
-  status: 200,
-  responseTimeMs: 25.501,
-  gorouterTimeMs: 0.085,
-  responseTimeResolutionMs: null,
-  bytesReceived: 0,
-  bytesSent: 1_099_511_627_770,
-  vcapRequestId: 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06',
-  correlationId: null,
-  routerError: null,
-  traceId: null,
-  ...fields,
-});
+const request = (fields) => routerRequestRecord({ instanceId: null, correlationId: null, traceId: null, ...fields });
 
 describe('binaryRows (router_requests as binary COPY tuples)', () => {
   it('writes every column in table order with its type; null as NULL, an absent app guid and request id as ""', () => {

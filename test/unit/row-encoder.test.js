@@ -10,6 +10,7 @@ import { binaryRows } from '../../exporters/postgres/copy.js';
 import { tableOf } from '../../exporters/postgres/tables.js';
 import { fieldNamesFor, lineFieldsFor, mapDocument } from '../../collector/sources/router-logs/documents.js';
 import { logsearchDocument, makeRequests, rawDocument } from '../support/router-docs.js';
+import { routerRequestRecord } from '../support/router-records.js';
 
 const ROUTER = tableOf('router_request');
 
@@ -47,28 +48,7 @@ function benchRecords(count = 2000) {
   });
 }
 
-/** @param {Record<string, unknown>} fields */
-const request = (fields) => ({
-  kind: 'router_request',
-  receivedAt: '2026-11-22T10:00:00.000001Z',
-  appGuid: '1ec90566-397f-4238-a452-ad4d246f73e4',
-  appName: 'shop',
-  appIndex: 2,
-  instanceId: 'inst-2',
-  method: 'GET',
-  path: '/',
-  status: 200,
-  responseTimeMs: 25.501,
-  gorouterTimeMs: 0.085,
-  responseTimeResolutionMs: null,
-  bytesReceived: 0,
-  bytesSent: 1_099_511_627_770,
-  vcapRequestId: 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06',
-  correlationId: 'b8fb3d83-ae6a-43ca-5b91-591aadde8c06',
-  routerError: null,
-  traceId: 'b8fb3d83ae6a43ca5b91591aadde8c06',
-  ...fields,
-});
+const request = routerRequestRecord;
 
 /** Records of every edge the encoders must agree on, the unusable ones included. */
 const EDGES = [

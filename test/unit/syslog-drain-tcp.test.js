@@ -14,6 +14,22 @@ import { connectTcp, logMessage, octetCounted, rtrEnvelope } from '../support/sy
 const MESSAGES = 1500;
 const TLS_RECORD_BYTES = 16 * 1024;
 
+/**
+ * A syslog-tls:// drain on a free port, its certificate in `dir`, handing what it reads to `receiver`.
+ * @param {string} dir @param {object} receiver
+ */
+async function startTlsDrain(dir, receiver) {
+  const files = selfSignedCertificate(dir, 'drain');
+  const drain = await startTcpDrain({
+    port: 0,
+    host: '127.0.0.1',
+    tls: files,
+    receiver: /** @type {any} */ (receiver),
+    log: pino({ level: 'silent' }),
+  });
+  return { files, drain };
+}
+
 describe('syslog-tls: the reads of a turn offered together', () => {
   it('offers more messages at once than one TLS record holds, each message once and in order', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-drain-tcp-'));
@@ -28,14 +44,7 @@ describe('syslog-tls: the reads of a turn offered together', () => {
       rejectFrame: (/** @type {string} */ reason) => void rejected.push(reason),
       onRoom() {},
     };
-    const files = selfSignedCertificate(dir, 'drain');
-    const drain = await startTcpDrain({
-      port: 0,
-      host: '127.0.0.1',
-      tls: files,
-      receiver: /** @type {any} */ (receiver),
-      log: pino({ level: 'silent' }),
-    });
+    const { files, drain } = await startTlsDrain(dir, receiver);
     try {
       const messages = Array.from({ length: MESSAGES }, (_, i) =>
         logMessage(rtrEnvelope(`line ${i}`, { appGuid: 'a0000000-0000-4000-8000-000000000001', appName: 'shop' })),
@@ -93,14 +102,7 @@ describe('syslog drain: what one event-loop turn parses is bounded', () => {
       ticker = setTimeout(tick, 0);
     };
     tick();
-    const files = selfSignedCertificate(dir, 'drain');
-    const drain = await startTcpDrain({
-      port: 0,
-      host: '127.0.0.1',
-      tls: files,
-      receiver: /** @type {any} */ (receiver),
-      log: pino({ level: 'silent' }),
-    });
+    const { files, drain } = await startTlsDrain(dir, receiver);
     try {
       const message = (/** @type {number} */ k, /** @type {number} */ i) =>
         logMessage(

@@ -47,10 +47,8 @@ export function createRouterLogSource(config, deps = {}) {
     const query = windowQuery(fields, config.cf.apps, checkpoint, until);
     const span = { from: checkpoint, to: until };
     for await (const { hits, position } of client.readAll({ query, sortField: fields.timestamp, span, signal }))
-      yield hits.length
-        ? mapPage(hits, { mapping, debug, encode, position })
-        : { kind: 'router_request', records: [], skipped: new Map(), read: 0, position };
-    yield { kind: 'router_request', records: [], skipped: new Map(), read: 0, position: until };
+      yield hits.length ? mapPage(hits, { mapping, debug, encode, position }) : positionOnly(position);
+    yield positionOnly(until);
   }
 
   return {
@@ -81,6 +79,12 @@ export function createRouterLogSource(config, deps = {}) {
 }
 
 const CONTEXT_LOST = new Set([SEARCH.PIT_EXPIRED, SEARCH.SEARCH_CONTEXT_LOST]);
+
+/**
+ * A page that holds no documents, only where a read may resume.
+ * @param {string | undefined} position @returns {SourcePage}
+ */
+const positionOnly = (position) => ({ kind: 'router_request', records: [], skipped: new Map(), read: 0, position });
 
 /** Only for skipped documents and debug lines: most documents never need it. */
 const idOf = (/** @type {{ _index?: string, _id?: string }} */ hit) => `${hit._index ?? '?'}/${hit._id ?? '?'}`;

@@ -146,7 +146,7 @@ export async function* readByScroll({ http, indexPath, query, sortField, signal,
 }
 
 // Sort values in epoch ms whether an index maps the field as date or date_nanos (else nanoseconds).
-export const byTime = (/** @type {string} */ field) => ({ [field]: { order: 'asc', numeric_type: 'date' } });
+const byTime = (/** @type {string} */ field) => ({ [field]: { order: 'asc', numeric_type: 'date' } });
 
 /**
  * @typedef {object} Stretch a part of the window, [from, to) in epoch ms; undefined where the

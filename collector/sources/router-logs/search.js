@@ -13,7 +13,6 @@ import { readByPointInTime, readByScroll } from './search-pages.js';
  * @typedef {object} Page
  * @property {Array<{ _source: any, _id?: string, _index?: string, sort?: unknown[] }>} hits the
  *   reader is done with them once they are handed on: the caller may let go of each (set it undefined)
- * @property {number} total documents the window holds (track_total_hits)
  * @property {string | undefined} position where a read may resume once this page is stored (ISO 8601)
  */
 
@@ -225,7 +224,7 @@ export function createSearchClient(search, deps = {}) {
     let documents = 0;
     for await (const { hits, position } of pages) {
       documents += hits.length;
-      yield { hits, total: window.total, position };
+      yield { hits, position };
     }
     if (documents !== window.total) {
       throw new HttpError(`search: read ${documents} documents but the window held ${window.total}`, {
@@ -236,7 +235,5 @@ export function createSearchClient(search, deps = {}) {
 
   return { server, readAll, close: http.http.close };
 }
-
-export { byTime } from './search-pages.js';
 
 /** @typedef {ReturnType<typeof createSearchClient>} SearchClient */
