@@ -160,7 +160,7 @@ async function collect(cli, drainEnv) {
     const target = (await inserted()) + LINES;
     const pid = /** @type {number} */ (child.pid);
     const cpu = { collect: cpuSecondsOf(pid), main: mainThreadCpuSecondsOf(pid), pg: postgresCpu(), bench: benchCpu() };
-    const loop = eventLoopTime(loopFile);
+    const loop = await eventLoopTime(pid, loopFile);
     const started = performance.now();
     const detail = await send();
     const sent = perLine(benchCpu() - cpu.bench);
@@ -170,7 +170,7 @@ async function collect(cli, drainEnv) {
     const cpuUs = perLine(cpuSecondsOf(pid) - cpu.collect);
     const mainUs = perLine(mainThreadCpuSecondsOf(pid) - cpu.main);
     const pgUs = perLine(postgresCpu() - cpu.pg);
-    const loopAfter = eventLoopTime(loopFile);
+    const loopAfter = await eventLoopTime(pid, loopFile);
     const idle = loopAfter.idle - loop.idle;
     const busy = loopAfter.active - loop.active;
     console.log(
