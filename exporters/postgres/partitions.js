@@ -45,6 +45,19 @@ function widen(extent, ms) {
 }
 
 /**
+ * The ms since 1970 of a binary COPY timestamp (int64 µs since 2000-01-01) at `at`, read as its two 32-bit
+ * halves: a BigInt per row is garbage on every page's write. Undefined for PostgreSQL's infinities, the
+ * int64 extremes.
+ * @param {Buffer} data @param {number} at
+ */
+function msAt(data, at) {
+  const high = data.readInt32BE(at);
+  const low = data.readUInt32BE(at + 4);
+  if ((high === 0x7fffffff && low === 0xffffffff) || (high === -0x80000000 && low === 0)) return undefined;
+  return (high * 2 ** 32 + low) / 1000 + POSTGRES_EPOCH_MS;
+}
+
+/**
  * The extent of binary COPY tuples, read from the time column's field (int64 microseconds since
  * 2000-01-01) without decoding the rest.
  * @param {PageExtent} extent @param {Buffer} data @param {number} column the time column's position
@@ -57,12 +70,7 @@ function encodedExtent(extent, data, column) {
     for (let i = 0; i < fields; i++) {
       const length = data.readInt32BE(at);
       at += 4;
-      if (i === column) {
-        const us = length === 8 ? data.readBigInt64BE(at) : undefined;
-        // PostgreSQL's infinities are the int64 extremes.
-        const finite = us !== undefined && us > -(2n ** 63n) && us < 2n ** 63n - 1n;
-        widen(extent, finite ? Number(us) / 1000 + POSTGRES_EPOCH_MS : undefined);
-      }
+      if (i === column) widen(extent, length === 8 ? msAt(data, at) : undefined);
       if (length > 0) at += length;
     }
   }
