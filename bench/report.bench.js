@@ -3,6 +3,7 @@
 // correlated requests, each next to a bare percentile_cont over the same rows, and next to the
 // queries before migration 005 (run_summary as in 003, correlate's lookup by correlation id alone).
 // The report's figures are timed computed (--recompute) and read back stored (the run unchanged).
+// The runs dashboard's table of runs over a time range holding that run only, next to its run_summary.
 // Run: npm run bench -- report   (BENCH_RUNS=200, BENCH_RUN_REQUESTS=10000, BENCH_BIG_REQUESTS=1000000,
 // BENCH_REPEAT=5: the median of that many timings)
 import fs from 'node:fs';
@@ -13,6 +14,7 @@ import { MIGRATIONS_DIR, migrate } from '../exporters/postgres/migrate.js';
 import { preparePartitions } from '../exporters/postgres/partitions.js';
 import { runCli } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
+import { expandSql, loadDashboards, queriesOf } from '../test/support/grafana.js';
 import { seedRun } from '../test/support/report-runs.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
@@ -113,6 +115,14 @@ try {
   await db.query(views);
 
   const one = small[Math.floor(RUNS / 2)];
+  const runsPanel = queriesOf(loadDashboards()['runs.json']).find((q) => q.where === 'paasmon-runs panel "Runs" A');
+  /** The runs dashboard's table as Grafana sends it, a second either side of a run's start. @param {number} runId */
+  const runsPanelAround = async (runId) => {
+    const { rows: found } = await db.query('SELECT started_at FROM test_runs WHERE id = $1', [runId]);
+    const at = found[0].started_at.getTime();
+    const range = { from: new Date(at - 1000), to: new Date(at + 1000), interval: '1m', variables: {} };
+    return expandSql(/** @type {{ text: string }} */ (runsPanel).text, range);
+  };
   /** @param {string} sql @param {unknown[]} params */
   const sql = (sql, params) => () => db.query(sql, params);
   const bare =
@@ -172,6 +182,8 @@ try {
     rows.push([name, 'render html (ECharts SVG)', await median(() => renderReport(comparison, 'html')), null]);
     const summaryMs = await median(sql('SELECT * FROM run_summary WHERE run_id = $1', [runId]));
     rows.push([name, 'run_summary WHERE run_id (now)', summaryMs, summaryMs / bareMs]);
+    const panelMs = await median(sql(await runsPanelAround(runId), []));
+    rows.push([name, 'runs dashboard table, this run in range (x run_summary)', panelMs, panelMs / summaryMs]);
     const summaryBeforeMs = await median(sql('SELECT * FROM run_summary_before WHERE run_id = $1', [runId]));
     rows.push([name, 'run_summary WHERE run_id (before: 003)', summaryBeforeMs, summaryBeforeMs / bareMs]);
     const correlateMs = await median(() => correlationCounts(db.pool, runId));
