@@ -1,8 +1,8 @@
 // Loaded into a benched `collect` with --import: on SIGUSR2 it writes the process's event-loop time so far
 // (perf_hooks: ms idle, waiting for I/O or timers, and ms active) to the file named by BENCH_EVENT_LOOP_FILE,
 // so the bench can tell the share of a phase `collect` spent waiting from the share it spent working.
-// Only when asked, at a phase's start and end: written every 25 ms, its writes and renames took up to
-// 7 % of `collect`'s CPU samples in a bench phase and stalled its event loop (bench/README.md).
+// Only when asked, at a phase's start and end: written on a timer, its writes and renames took CPU inside the
+// measured process and stalled its event loop (bench/README.md).
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import pino from 'pino';
 import { migrate } from '../../exporters/postgres/migrate.js';
 import { preparePartitions } from '../../exporters/postgres/partitions.js';
-import { startTestDatabase } from '../support/database.js';
+import { countersAcross, startTestDatabase } from '../support/database.js';
 import { seedRun } from '../support/report-runs.js';
 
 /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
@@ -62,29 +62,15 @@ test('a run among many router records of other days is joined by hash, with the 
  * @param {number} runId @param {string} partition
  */
 async function summaryAndScans(runId, partition) {
-  const client = await db.pool.connect();
-  // The backend's counts not yet flushed include earlier transactions' (those that moved the rows into
-  // their partitions): the difference across the query is its own.
-  const scansSoFar = async () =>
-    (
-      await client.query(
-        'SELECT coalesce(seq_scan, 0)::int AS seq, coalesce(idx_scan, 0)::int AS idx ' +
-          'FROM pg_stat_xact_user_tables WHERE relname = $1',
-        [partition],
-      )
-    ).rows[0] ?? { seq: 0, idx: 0 };
-  try {
-    await client.query('BEGIN');
-    const before = await scansSoFar();
-    const {
-      rows: [summary],
-    } = await client.query('SELECT requests, router_p50_ms, matched_ratio FROM run_summary WHERE run_id = $1', [runId]);
-    const after = await scansSoFar();
-    await client.query('COMMIT');
-    return { summary, scans: { seq: after.seq - before.seq, idx: after.idx - before.idx } };
-  } finally {
-    client.release();
-  }
+  const { result, added } = await countersAcross(
+    db.pool,
+    'SELECT coalesce(seq_scan, 0)::int AS seq, coalesce(idx_scan, 0)::int AS idx ' +
+      'FROM pg_stat_xact_user_tables WHERE relname = $1',
+    [partition],
+    (client) =>
+      client.query('SELECT requests, router_p50_ms, matched_ratio FROM run_summary WHERE run_id = $1', [runId]),
+  );
+  return { summary: result.rows[0], scans: added };
 }
 
 test('a run in a busy hour of other apps is looked up request by request, with the same figures', async () => {

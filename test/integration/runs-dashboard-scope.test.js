@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { migrate } from '../../exporters/postgres/migrate.js';
-import { startTestDatabase } from '../support/database.js';
+import { countersAcross, startTestDatabase } from '../support/database.js';
 import { expandSql, loadDashboards, queriesOf } from '../support/grafana.js';
 import { seedRun } from '../support/report-runs.js';
 
@@ -48,26 +48,13 @@ after(() => db?.stop());
  * @param {string} sql @returns {Promise<{ rows: any[], summaries: number }>}
  */
 async function counted(sql) {
-  const client = await db.pool.connect();
-  try {
-    // The backend's counts not yet flushed, the earlier transactions' among them: the difference is this query's.
-    const calls = async () =>
-      (
-        await client.query(
-          `SELECT coalesce(sum(calls), 0)::int AS n FROM pg_stat_xact_user_functions
-          WHERE funcname = 'run_request_figures'`,
-        )
-      ).rows[0].n;
-    await client.query('BEGIN');
-    await client.query("SET LOCAL track_functions = 'pl'");
-    const before = await calls();
-    const { rows } = await client.query(sql);
-    const summaries = (await calls()) - before;
-    await client.query('COMMIT');
-    return { rows, summaries };
-  } finally {
-    client.release();
-  }
+  const { result, added } = await countersAcross(
+    db.pool,
+    "SELECT coalesce(sum(calls), 0)::int AS calls FROM pg_stat_xact_user_functions WHERE funcname = 'run_request_figures'",
+    [],
+    (client) => client.query(sql),
+  );
+  return { rows: result.rows, summaries: added.calls };
 }
 
 /** @param {string} where */

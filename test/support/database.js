@@ -93,3 +93,29 @@ export async function startTestDatabase(options = {}) {
     },
   };
 }
+
+/**
+ * What `work` adds to PostgreSQL's statistics counters that `countersSql` reads (one row of numbers), read
+ * before and after it in one transaction: the backend's counts not yet flushed include earlier
+ * transactions', and are flushed only between transactions. Functions are counted too (track_functions).
+ * @template T
+ * @param {pg.Pool} pool @param {string} countersSql @param {unknown[]} params
+ * @param {(client: pg.PoolClient) => Promise<T>} work
+ * @returns {Promise<{ result: T, added: Record<string, number> }>}
+ */
+export async function countersAcross(pool, countersSql, params, work) {
+  const client = await pool.connect();
+  const read = async () => /** @type {Record<string, unknown>} */ ((await client.query(countersSql, params)).rows[0]);
+  try {
+    await client.query('BEGIN');
+    await client.query("SET LOCAL track_functions = 'pl'");
+    const before = await read();
+    const result = await work(client);
+    const after = await read();
+    await client.query('COMMIT');
+    const added = Object.fromEntries(Object.keys(after).map((key) => [key, Number(after[key]) - Number(before[key])]));
+    return { result, added };
+  } finally {
+    client.release();
+  }
+}
