@@ -5,6 +5,7 @@
 // The report's figures are timed computed (--recompute) and read back stored (the run unchanged).
 // The runs dashboard's table of runs over a time range holding that run only, next to its run_summary.
 // Run: npm run bench -- report   (BENCH_RUNS=200, BENCH_RUN_REQUESTS=10000, BENCH_BIG_REQUESTS=1000000,
+// BENCH_BIG_PATHS=1: the paths its requests are spread over,
 // BENCH_REPEAT=5: the median of that many timings)
 import fs from 'node:fs';
 import pino from 'pino';
@@ -20,6 +21,7 @@ import { seedRun } from '../test/support/report-runs.js';
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const RUN_REQUESTS = Number(process.env.BENCH_RUN_REQUESTS ?? 10_000);
 const BIG_REQUESTS = Number(process.env.BENCH_BIG_REQUESTS ?? 1_000_000);
+const BIG_PATHS = Number(process.env.BENCH_BIG_PATHS ?? 1);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
 
 // correlate's query before this change: router_only looked loadgen rows up by correlation id alone.
@@ -89,6 +91,7 @@ try {
     durationSql: '1 + (i::bigint * 7919 % 1000) / 50.0',
     cpuPolls: [500, 520, 480],
     memMiBPerInstance: 400,
+    paths: BIG_PATHS,
   });
   // The rows into partitions of their days, as any paasmon command's migrate would do first: part of
   // building the database, not of the first report's figures.
@@ -101,7 +104,7 @@ try {
             (SELECT count(*) FROM router_requests)::int AS router`,
   );
   console.log(
-    `database: ${RUNS} runs x ${RUN_REQUESTS} requests + 1 run of ${BIG_REQUESTS}: ` +
+    `database: ${RUNS} runs x ${RUN_REQUESTS} requests + 1 run of ${BIG_REQUESTS} over ${BIG_PATHS} paths: ` +
       `${sizes.loadgen} load-generator and ${sizes.router} router rows ` +
       `(built in ${((performance.now() - started) / 1000).toFixed(0)} s)`,
   );

@@ -20,6 +20,7 @@
  * @property {string} [durationSql] SQL of duration_ms from the row number i (0-based); default constant 5
  * @property {boolean} [router] write a router record for every request (default true)
  * @property {string} [path] request path of the router records
+ * @property {number} [paths] that many paths, `<path>/<k>`, spread over the requests by their ids (default 1: `path`)
  * @property {number[]} [cpuPolls] per poll, CPU summed over instances (% of one core), repeated to fill the run
  * @property {number} [pollS] seconds between polls (5)
  * @property {number} [memMiBPerInstance] (256)
@@ -77,10 +78,11 @@ export async function seedRun(query, spec) {
   if (spec.router ?? true) {
     await query(
       `INSERT INTO router_requests (received_at, app_guid, app_name, app_index, method, path, status, response_time_ms, gorouter_time_ms, vcap_request_id, correlation_id)
-      SELECT started_at + interval '0.2 millisecond', 'guid-' || $2, $2, 0, 'GET', $3, status,
+      SELECT started_at + interval '0.2 millisecond', 'guid-' || $2, $2, 0, 'GET',
+             CASE WHEN $4 > 1 THEN $3 || '/' || abs(hashtext(correlation_id) % $4) ELSE $3 END, status,
              duration_ms * 0.8, 0.05 + (hashtext(correlation_id) & 7) * 0.01, correlation_id, correlation_id
       FROM loadgen_requests WHERE run_id = $1 AND status <> 0`,
-      [runId, spec.app, spec.path ?? '/api'],
+      [runId, spec.app, spec.path ?? '/api', spec.paths ?? 1],
     );
   }
   const polls = spec.cpuPolls ?? [];
