@@ -4,13 +4,16 @@
 // queries before migration 005 (run_summary as in 003, correlate's lookup by correlation id alone).
 // The report's figures are timed computed (--recompute) and read back stored (the run unchanged).
 // The runs dashboard's table of runs over a time range holding that run only, next to its run_summary.
+// The first report of many runs, computed on one connection and side by side on several.
 // Run: npm run bench -- report   (BENCH_RUNS=200, BENCH_RUN_REQUESTS=10000, BENCH_BIG_REQUESTS=1000000,
 // BENCH_BIG_PATHS=1: the paths its requests are spread over,
 // BENCH_REPEAT=5: the median of that many timings)
 import fs from 'node:fs';
+import pg from 'pg';
 import pino from 'pino';
 import { correlationCounts } from '../exporters/postgres/queries/correlation.js';
 import { compareRuns, renderReport } from '../collector/commands/report.js';
+import { REPORT_CONNECTIONS } from '../core/tunables.js';
 import { MIGRATIONS_DIR, migrate } from '../exporters/postgres/migrate.js';
 import { preparePartitions } from '../exporters/postgres/partitions.js';
 import { runCli } from '../test/support/cli.js';
@@ -212,6 +215,22 @@ try {
       if (runId === one && format === 'table' && !extra.length)
         goals.push([name, 'paasmon report (whole process) <= 500 ms', wholeMs <= 500, `${wholeMs.toFixed(0)} ms`]);
     }
+  }
+  // The first report of many runs: their figures computed on one connection, and side by side on
+  // REPORT_CONNECTIONS connections sharing one snapshot (what `paasmon report` does).
+  const oneConnection = new pg.Pool({ ...db.pool.options, max: 1 });
+  try {
+    for (const [name, runIds] of /** @type {Array<[string, number[]]>} */ ([
+      [`${RUNS} 10k runs`, small],
+      [`all ${RUNS + 1} runs`, [...small, big]],
+    ])) {
+      const oneMs = await median(() => compareRuns(oneConnection, runIds, { recompute: true }));
+      const sideMs = await median(() => compareRuns(db.pool, runIds, { recompute: true }));
+      rows.push([name, 'report data computed, one connection', oneMs, null]);
+      rows.push([name, `the same, ${REPORT_CONNECTIONS} connections side by side (x one)`, sideMs, sideMs / oneMs]);
+    }
+  } finally {
+    await oneConnection.end();
   }
   console.log(`\n${'run'.padEnd(18)}${'what'.padEnd(56)}${'ms'.padStart(10)}  x bare (percentile_cont, or as named)`);
   for (const [name, what, ms, ratio] of rows) {

@@ -4,6 +4,12 @@
 /** PostgreSQL connections a process holds at most (writes in flight, the drain, queries). */
 export const POOL_SIZE = 4;
 
+/**
+ * Connections that compute a report's runs side by side (each its own runs, on one snapshot): two
+ * use a second core of the server; each may hold a few times PostgreSQL's work_mem for a big run.
+ */
+export const REPORT_CONNECTIONS = 2;
+
 /** Router requests per page of a line source (file, stdin) before it is written. */
 export const LINE_PAGE_ROWS = 5000;
 
