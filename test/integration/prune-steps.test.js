@@ -50,6 +50,14 @@ function recorded(pool, statements) {
       const client = await pool.connect();
       return new Proxy(client, { get: (c, key) => (key === 'query' ? note(c) : Reflect.get(c, key)) });
     },
+    // What the pool can give (the report's figures are computed on more than one connection).
+    options: pool.options,
+    get totalCount() {
+      return pool.totalCount;
+    },
+    get idleCount() {
+      return pool.idleCount;
+    },
   });
 }
 
