@@ -199,7 +199,7 @@ async function reportPartsSideBySide(pool, client, runIds, trim) {
   const data = { runs: [], errors: [], instanceSeries: [], paths: [] };
   const connections = Math.min(queue.length, REPORT_CONNECTIONS);
   await onSharedSnapshot(pool, client, connections - 1, async (worker) => {
-    await worker.query(WORK_MEM);
+    if (worker !== client) await worker.query(WORK_MEM);
     for (let runId = queue.shift(); runId !== undefined; runId = queue.shift()) {
       const parts = await reportParts(worker, [runId], trim);
       for (const part of PART_NAMES) data[part].push(...parts[part]);
