@@ -1,6 +1,6 @@
 // The report's data comes from one pass over each run's requests (run_report_parts). For a small
 // run with every kind of request (errors, timeouts, requests the router did not log, a request the
-// router logged twice, several paths) its figures agree with an independent computation in
+// router logged twice, several paths, then one) its figures agree with an independent computation in
 // JavaScript from the raw rows, and its rows are those of the sql/queries files a user runs in psql.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -174,4 +174,17 @@ test('the one-pass report data agrees with the raw rows and with every sql/queri
       }
     });
   }
+});
+
+test('a window of one path: the path p95 is the router p95 of its requests, as the raw rows and paths.sql give it', async () => {
+  await db.query(`UPDATE router_requests SET path = '/one' WHERE correlation_id LIKE $1 || '-%'`, [runId]);
+  const data = await loadReportData(db.pool, [runId], { trim: TRIM, recompute: true });
+  const routerMs = (await independent()).filter((r) => r.router).map((r) => r.router.response_time_ms);
+  assert.deepEqual(
+    data.paths.map((p) => [p.path, Number(p.requests)]),
+    [['/one', routerMs.length]],
+  );
+  close(data.paths[0].response_time_p95_ms, percentile(routerMs, 0.95), 'p95 of the one path');
+  const [fromFile] = await runSqlQuery(db.pool, 'paths', { runs: `{${runId}}`, trim: TRIM });
+  close(data.paths[0].response_time_p95_ms, Number(fromFile.response_time_p95_ms), 'paths.sql p95');
 });
