@@ -1,3 +1,54 @@
+-- run_request_figures(run) over the whole of an ended run, kept in run_summary_figures once
+-- computed and read back while nothing it was computed from has changed. Its mark: the run's row,
+-- the writes of its requests (loadgen_spans) and the ids of the last writes (paasmon_data_writes)
+-- of load-generator and router rows within the hour around its requests, where the join looks
+-- for their records; and the digest of the view files applied. A live run is computed at each
+-- call. SECURITY DEFINER, so that a role that may only read (a Grafana datasource) keeps what it
+-- computed too. A call that may not write (a read-only transaction, a standby), or whose run
+-- another transaction is storing, returns what it computed unstored: no reader waits for another.
+CREATE OR REPLACE FUNCTION run_summary_request_figures(run bigint)
+RETURNS SETOF run_summary_figures
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path FROM CURRENT AS $function$
+DECLARE
+  mark text;
+  digest text := (SELECT v.digest FROM paasmon_view_files v);
+  figures run_summary_figures;
+BEGIN
+  SELECT md5(t::text) || ' ' || (SELECT count(*) FROM loadgen_spans s WHERE s.run_id = t.id) || ' '
+         || (SELECT coalesce(md5(string_agg(w.id::text, ',' ORDER BY w.id)), '') FROM paasmon_data_writes w
+             WHERE w.table_name IN ('loadgen_requests', 'router_requests')
+               AND w.span && tstzrange(sp.first_started_at - interval '1 hour',
+                                       sp.last_started_at + interval '1 hour', '[]'))
+    INTO mark
+  FROM test_runs t CROSS JOIN loadgen_span(t.id) sp
+  WHERE t.id = run AND t.ended_at IS NOT NULL;
+  SELECT * INTO figures FROM run_summary_figures s
+  WHERE s.run_id = run AND s.data_mark = mark AND s.view_digest = digest;
+  IF FOUND THEN
+    RETURN NEXT figures;
+    RETURN;
+  END IF;
+  SELECT run, coalesce(mark, ''), coalesce(digest, ''), now(), f.requests, f.errors, f.first_sent, f.last_done,
+         f.e2e_mean_ms, f.e2e_pct, f.e2e_max_ms, f.e2e_stddev_ms, f.router_records, f.router_mean_ms, f.router_pct
+    INTO figures
+  FROM run_request_figures(run) f;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  IF mark IS NOT NULL AND digest IS NOT NULL AND NOT current_setting('transaction_read_only')::boolean
+     AND pg_try_advisory_xact_lock(hashtext('paasmon run summary'), hashint8(run)) THEN
+    INSERT INTO run_summary_figures VALUES (figures.*)
+    ON CONFLICT (run_id) DO UPDATE
+      SET (data_mark, view_digest, computed_at, requests, errors, first_sent, last_done, e2e_mean_ms, e2e_pct,
+           e2e_max_ms, e2e_stddev_ms, router_records, router_mean_ms, router_pct)
+        = (excluded.data_mark, excluded.view_digest, excluded.computed_at, excluded.requests, excluded.errors,
+           excluded.first_sent, excluded.last_done, excluded.e2e_mean_ms, excluded.e2e_pct, excluded.e2e_max_ms,
+           excluded.e2e_stddev_ms, excluded.router_records, excluded.router_mean_ms, excluded.router_pct);
+  END IF;
+  RETURN NEXT figures;
+END
+$function$;
+
 -- One row per test run: the thesis's tables 7.1 and 7.2 are rows of this view.
 -- errors: no response (status 0) or a 5xx. throughput_rps: requests without error per second of
 -- the run (first send to last response). Percentiles use percentile_cont (linear interpolation).
@@ -28,8 +79,9 @@ SELECT t.id                                                              AS run_
          / nullif(c.cpu_percent_avg, 0)                                   AS throughput_per_cpu_percent
 FROM test_runs t
 -- One pass over the run's requests with their router records (run_request_figures), for the run
--- asked for only: `WHERE run_id = 7` filters test_runs before the lateral call.
-CROSS JOIN LATERAL run_request_figures(t.id) lg
+-- asked for only: `WHERE run_id = 7` filters test_runs before the lateral call; an ended run's
+-- figures as stored while its data is unchanged (run_summary_request_figures).
+CROSS JOIN LATERAL run_summary_request_figures(t.id) lg
 CROSS JOIN LATERAL (
   SELECT avg(u.cpu_percent) AS cpu_percent_avg, max(u.cpu_percent) AS cpu_percent_peak,
          avg(u.mem_bytes)::numeric AS mem_bytes_avg

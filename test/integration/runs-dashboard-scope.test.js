@@ -1,7 +1,8 @@
 // The runs dashboard's PostgreSQL panels, as committed and with Grafana's macros expanded, compute the
 // figures of the runs they show and of no other: each run's summary costs a pass over its requests, so a
 // panel that computed every stored run at each refresh would slow down as runs pile up. Counted by
-// PostgreSQL itself (track_functions: the calls of run_request_figures, one per run summarised).
+// PostgreSQL itself (track_functions: the calls of run_summary_request_figures, one per run summarised,
+// its figures computed or read back).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
@@ -50,7 +51,7 @@ after(() => db?.stop());
 async function counted(sql) {
   const { result, added } = await countersAcross(
     db.pool,
-    "SELECT coalesce(sum(calls), 0)::int AS calls FROM pg_stat_xact_user_functions WHERE funcname = 'run_request_figures'",
+    "SELECT coalesce(sum(calls), 0)::int AS calls FROM pg_stat_xact_user_functions WHERE funcname = 'run_summary_request_figures'",
     [],
     (client) => client.query(sql),
   );
