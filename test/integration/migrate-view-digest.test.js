@@ -60,7 +60,7 @@ test('a migration applied at a command start applies the view files too, whateve
   await dryRunPrune();
   await db.query(HAND_MADE);
   // The last migration undone as far as its record goes: the next start applies it again (IF NOT EXISTS).
-  await db.query(`DELETE FROM paasmon_migrations WHERE name = '017_view_files_applied'`);
+  await db.query(`DELETE FROM paasmon_migrations WHERE name = (SELECT max(name) FROM paasmon_migrations)`);
   await dryRunPrune();
   assert.equal(await studentT(), 12.706205);
 });
