@@ -14,11 +14,8 @@ DECLARE
   digest text := (SELECT v.digest FROM paasmon_view_files v);
   figures run_summary_figures;
 BEGIN
-  SELECT md5(t::text) || ' ' || (SELECT count(*) FROM loadgen_spans s WHERE s.run_id = t.id) || ' '
-         || (SELECT coalesce(md5(string_agg(w.id::text, ',' ORDER BY w.id)), '') FROM paasmon_data_writes w
-             WHERE w.table_name IN ('loadgen_requests', 'router_requests')
-               AND w.span && tstzrange(sp.first_started_at - interval '1 hour',
-                                       sp.last_started_at + interval '1 hour', '[]'))
+  SELECT run_data_mark(t, tstzrange(sp.first_started_at - interval '1 hour', sp.last_started_at + interval '1 hour',
+                                    '[]'), ARRAY['loadgen_requests', 'router_requests'])
     INTO mark
   FROM test_runs t CROSS JOIN loadgen_span(t.id) sp
   WHERE t.id = run AND t.ended_at IS NOT NULL;
@@ -37,13 +34,9 @@ BEGIN
   END IF;
   IF mark IS NOT NULL AND digest IS NOT NULL AND NOT current_setting('transaction_read_only')::boolean
      AND pg_try_advisory_xact_lock(hashtext('paasmon run summary'), hashint8(run)) THEN
-    INSERT INTO run_summary_figures VALUES (figures.*)
-    ON CONFLICT (run_id) DO UPDATE
-      SET (data_mark, view_digest, computed_at, requests, errors, first_sent, last_done, e2e_mean_ms, e2e_pct,
-           e2e_max_ms, e2e_stddev_ms, router_records, router_mean_ms, router_pct)
-        = (excluded.data_mark, excluded.view_digest, excluded.computed_at, excluded.requests, excluded.errors,
-           excluded.first_sent, excluded.last_done, excluded.e2e_mean_ms, excluded.e2e_pct, excluded.e2e_max_ms,
-           excluded.e2e_stddev_ms, excluded.router_records, excluded.router_mean_ms, excluded.router_pct);
+    -- The run's lock taken, no other transaction writes its row until this one ends.
+    DELETE FROM run_summary_figures s WHERE s.run_id = run;
+    INSERT INTO run_summary_figures VALUES (figures.*);
   END IF;
   RETURN NEXT figures;
 END

@@ -40,14 +40,18 @@ async function endedRun() {
 
 /**
  * run_summary of the run, and how many times its figures were computed for it.
- * @param {number} runId @returns {Promise<{ row: any, computed: number }>}
+ * @param {number} runId @param {string[]} [settings] statements run first in the session's transaction
+ * @returns {Promise<{ row: any, computed: number }>}
  */
-async function summary(runId) {
+async function summary(runId, settings = []) {
   const { result, added } = await countersAcross(
     db.pool,
     "SELECT coalesce(sum(calls), 0)::int AS calls FROM pg_stat_xact_user_functions WHERE funcname = 'run_request_figures'",
     [],
-    (client) => client.query('SELECT * FROM run_summary WHERE run_id = $1', [runId]),
+    async (client) => {
+      for (const statement of settings) await client.query(statement);
+      return client.query('SELECT * FROM run_summary WHERE run_id = $1', [runId]);
+    },
   );
   return { row: result.rows[0], computed: added.calls };
 }
@@ -67,6 +71,14 @@ test('an ended run is computed once, then read back with the same figures as com
   assert.equal(Number(second.row.requests), Number(rows[0].requests));
   assert.equal(second.row.e2e_p95_ms, rows[0].e2e_pct[2]);
   assert.equal(second.row.router_p99_ms, rows[0].router_pct[2]);
+});
+
+test('a session of another time zone and date style reads back what another session stored', async () => {
+  const runId = await endedRun();
+  await summary(runId);
+  const other = await summary(runId, [`SET LOCAL TimeZone = 'America/New_York'`, `SET LOCAL DateStyle = 'German'`]);
+  assert.equal(Number(other.row.requests), 203);
+  assert.equal(other.computed, 0);
 });
 
 test('a router record written within the hour around the requests computes the run again, with that record', async () => {
