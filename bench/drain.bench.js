@@ -10,7 +10,7 @@
 // Run: npm run bench -- drain   (BENCH_LINES to change the count; BENCH_BEFORE_CLI=<another
 // checkout's collector/cli.js> measures that build first, then this one, in the same run;
 // BENCH_CPU_PROF=<dir> writes a CPU profile of each `collect` there; BENCH_NODE_FLAGS="<flags>" adds
-// node flags to this build's `collect`, after `npm start`'s; BENCH_MESSAGES_PER_WRITE=1: one syslog frame per write)
+// node flags to this build's `collect`, after the manifest's; BENCH_MESSAGES_PER_WRITE=1: one syslog frame per write)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +21,7 @@ import { collectEnv, startCollect } from '../test/support/collect.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { gorouterLine, makeRequests } from '../test/support/router-docs.js';
 import { logMessage, rtrEnvelope } from '../test/support/syslog-agent-standin.js';
-import { NPM_START_FLAGS } from './support/npm-start-flags.js';
+import { COLLECTOR_NODE_FLAGS } from './support/collector-flags.js';
 import { eventLoopTime } from './support/event-loop-probe.js';
 import { peakRssMb } from './support/peak-rss.js';
 import {
@@ -135,7 +135,7 @@ async function collect(cli, drainEnv) {
   const probe = { DRAIN_TOKEN: TOKEN, DRAIN_TCP_PORT: '0', BENCH_EVENT_LOOP_FILE: loopFile };
   const running = await startCollect(collectEnv(db, sim, { ...probe, ...drainEnv }), {
     nodeFlags: [
-      ...NPM_START_FLAGS,
+      ...COLLECTOR_NODE_FLAGS,
       `--import=${new URL('./support/event-loop-probe.js', import.meta.url).pathname}`,
       ...(cli ? [] : EXTRA_NODE_FLAGS),
       ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []),

@@ -5,7 +5,7 @@
 import { makeApps, startCfSimulator, SPACE_GUID } from '../sandbox/cf-simulator.js';
 import { startCli, waitFor } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
-import { NPM_START_FLAGS } from './support/npm-start-flags.js';
+import { COLLECTOR_NODE_FLAGS } from './support/collector-flags.js';
 import { peakRssMb } from './support/peak-rss.js';
 
 const APPS = Number(process.env.BENCH_APPS ?? 200);
@@ -25,7 +25,7 @@ console.log(
   `paasmon collect vs simulator: ${APPS} apps x ${INSTANCES} instances, +${LATENCY_MS} ms per answer, ` +
     `a poll every 2 s, ${POLLS} polls per row`,
 );
-console.log(`node flags (as npm start): ${NPM_START_FLAGS.join(' ')}`);
+console.log(`node flags (as manifest.yml): ${COLLECTOR_NODE_FLAGS.join(' ')}`);
 console.log('concurrency  samples/poll  requests/poll  poll p50 ms  poll max ms  peak RSS MB');
 try {
   for (const concurrency of CONCURRENCIES) {
@@ -42,7 +42,7 @@ try {
         PORT: '0',
         LOG_LEVEL: 'debug',
       },
-      { nodeFlags: NPM_START_FLAGS },
+      { nodeFlags: COLLECTOR_NODE_FLAGS },
     );
     const polls = () => [
       ...collector.output.stderr.matchAll(/"records":(\d+),"durationMs":(\d+),"complete":true,"msg":"poll done"/g),

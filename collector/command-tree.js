@@ -48,7 +48,12 @@ export function addCollectorCommands(program, verb) {
       '--url <url>',
       "the collector's route, e.g. https://paasmon.apps.example.com (default: this app's first route)",
     )
-    .option('--tcp <host:port>', 'a syslog-tls:// drain on DRAIN_TCP_PORT (a TCP route) instead of HTTPS')
+    .option('--no-batch', 'https:// (one POST per message) instead of https-batch:// (agents before v8.3.0)')
+    .option(
+      '--tcp <host:port>',
+      'a TCP route to DRAIN_TCP_PORT instead of HTTPS: syslog-tls:// with DRAIN_TLS_CERT set, else syslog://',
+    )
+    .option('--ca <file>', "with --tcp and TLS: the CA of the collector's certificate, for the agent to trust")
     .option('--service <name>', 'name of the user-provided service', 'paasmon-drain')
     .option('--apply', 'run the commands with the cf CLI (logged in, target set)')
     .action(verb('drain', 'drainSetupCommand'));

@@ -13,6 +13,13 @@ export const MAX_LOOP_STALL_MS = 10_000;
 /** A stall is remembered this long: longer than Cloud Foundry's check interval (30 s by default). */
 export const STALL_MEMORY_MS = 60_000;
 const TICK_MS = 250;
+/**
+ * Longer than gorouter keeps an idle connection to an app (90 s): with Node's default 5 s, a POST the
+ * router sends on a connection the server is just closing comes back as 502 endpoint_failure.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 95_000;
+/** Above the keep-alive timeout, as Node needs, so a reused connection's next headers are not cut short. */
+export const HEADERS_TIMEOUT_MS = 96_000;
 
 /**
  * @typedef {object} Health
@@ -39,7 +46,7 @@ export function createHttpServer({ registry, health, live, ready, bearerToken, l
     '/readyz': ready ?? (async () => ({ healthy: true, body: { status: 'ok' } })),
   };
   const expected = bearerToken ? Buffer.from(`Bearer ${bearerToken}`) : undefined;
-  return http.createServer(async (req, res) => {
+  const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     try {
       const route = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : undefined;
@@ -69,6 +76,9 @@ export function createHttpServer({ registry, health, live, ready, bearerToken, l
       if (!res.headersSent) res.writeHead(500).end();
     }
   });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  return server;
 }
 
 /** @param {Buffer} value */

@@ -230,4 +230,13 @@
  *   sets each label set's requests, and the response times of those that have one, in the order they came
  */
 
+/**
+ * TLS settings for PostgreSQL from a service binding's credentials: PEM text, not files.
+ * @typedef {object} DatabaseTls
+ * @property {string} [sslmode] disable, allow, prefer, require, verify-ca, verify-full or no-verify
+ * @property {string} [ca] sslrootcert: the CA that signed the server's certificate
+ * @property {string} [cert] sslcert: the client certificate
+ * @property {string} [key] sslkey: its private key
+ */
+
 export {};

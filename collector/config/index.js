@@ -5,7 +5,7 @@ import { ConfigError } from '../../core/errors.js';
 import { scrub } from '../../core/secrets.js';
 import { defaultDataDir } from './data-dir.js';
 import { DEFAULTS, SECRET_KEYS, SETTING_KEYS, schema } from './settings.js';
-import { parseVcapServices, postgresBindingUrl, userProvidedSettings } from './vcap.js';
+import { parseVcapServices, postgresBinding, userProvidedSettings } from './vcap.js';
 
 export { DEFAULTS, SECRET_KEYS } from './settings.js';
 
@@ -33,6 +33,8 @@ export { DEFAULTS, SECRET_KEYS } from './settings.js';
  *
  * @typedef {object} Config
  * @property {string | undefined} databaseUrl
+ * @property {import('../../core/types.js').DatabaseTls} databaseTls TLS settings (sslmode, PEM
+ *   text) from the bound PostgreSQL service's credentials; empty when DATABASE_URL is not the binding's
  * @property {'env' | 'vcap' | 'embedded'} databaseSource
  * @property {string} dataDir
  * @property {string | undefined} jdbcJar the PostgreSQL JDBC driver of the demo's Java sample app
@@ -70,15 +72,12 @@ export { DEFAULTS, SECRET_KEYS } from './settings.js';
 export function loadConfig(env = process.env) {
   const services = parseVcapServices(env.VCAP_SERVICES);
   const provided = userProvidedSettings(services, SETTING_KEYS);
-  const boundDatabaseUrl = postgresBindingUrl(services);
+  const bound = postgresBinding(services);
 
   /** @type {Record<string, string | undefined>} */
   const raw = { ...DEFAULTS, ...provided };
-  if (boundDatabaseUrl) raw.DATABASE_URL = boundDatabaseUrl;
-  for (const key of SETTING_KEYS) {
-    const value = env[key];
-    if (value !== undefined && value !== '') raw[key] = value;
-  }
+  if (bound) raw.DATABASE_URL = bound.url;
+  for (const key of SETTING_KEYS) if (env[key]) raw[key] = env[key]; // an empty variable counts as unset
 
   const parsed = safeParse(schema, raw, { abortEarly: true });
   if (!parsed.success) {
@@ -88,11 +87,12 @@ export function loadConfig(env = process.env) {
     throw new ConfigError(`${variable} ${issue.message}${shown}`, { variable });
   }
   const v = parsed.output;
-  const databaseSource = env.DATABASE_URL ? 'env' : boundDatabaseUrl ? 'vcap' : v.DATABASE_URL ? 'env' : 'embedded';
+  const databaseSource = env.DATABASE_URL ? 'env' : bound ? 'vcap' : v.DATABASE_URL ? 'env' : 'embedded';
 
   /** @type {Config} */
   const config = {
     databaseUrl: v.DATABASE_URL,
+    databaseTls: (databaseSource === 'vcap' && bound?.tls) || {},
     databaseSource,
     dataDir: v.PAASMON_DATA_DIR ?? defaultDataDir(env),
     jdbcJar: v.PAASMON_JDBC_JAR,
@@ -142,7 +142,7 @@ export function loadConfig(env = process.env) {
     },
     logCache: { url: v.LOG_CACHE_URL, schedule: v.LOG_CACHE_SCHEDULE, lookbackMs: v.LOG_CACHE_LOOKBACK },
     appRoutes: applicationRoutes(env.VCAP_APPLICATION),
-    secrets: secretValues(raw),
+    secrets: [...secretValues(raw), ...(bound?.tls.key ? [bound.tls.key] : [])],
   };
   Object.defineProperty(config, 'secrets', { enumerable: false });
   return deepFreeze(config);

@@ -68,8 +68,9 @@ export const SETTING_DOCS = {
   DATABASE_URL: {
     group: 'Database',
     text:
-      'PostgreSQL URL (`sslmode` honoured); else the first `VCAP_SERVICES` binding tagged or labelled ' +
-      'postgres/postgresql; else the embedded PostgreSQL',
+      'PostgreSQL URL (`sslmode`, `sslrootcert`/`sslcert`/`sslkey` files honoured); else the first `VCAP_SERVICES` ' +
+      'binding tagged or labelled postgres/postgresql, with its TLS settings (`sslmode`, `require_ssl`, PEM ' +
+      '`sslrootcert`/`sslcert`/`sslkey` in the credentials); else the embedded PostgreSQL',
   },
   PAASMON_DATA_DIR: {
     group: 'Database',

@@ -58,11 +58,13 @@ export function userProvidedSettings(services, knownKeys) {
 const POSTGRES_NAME = /postgres/i;
 
 /**
- * URL of the first bound service tagged or labelled postgres/postgresql.
+ * The first bound service tagged or labelled postgres/postgresql: its URL, and the TLS settings of its
+ * credentials (`sslmode`, `require_ssl`, and PEM text in `sslrootcert`, `sslcert`, `sslkey`, as the
+ * Cloud Service Brokers and user-provided services give them).
  * @param {Record<string, Array<Record<string, any>>>} services
- * @returns {string | undefined}
+ * @returns {{ url: string, tls: import('../../core/types.js').DatabaseTls } | undefined}
  */
-export function postgresBindingUrl(services) {
+export function postgresBinding(services) {
   const binding = allBindings(services).find(
     (s) =>
       s &&
@@ -73,6 +75,11 @@ export function postgresBindingUrl(services) {
   if (!binding) return undefined;
   const c = binding.credentials ?? {};
   const where = `VCAP_SERVICES: PostgreSQL service "${binding.name ?? binding.label}"`;
+  return { url: bindingUrl(c, where), tls: bindingTls(c, where) };
+}
+
+/** @param {Record<string, any>} c credentials @param {string} where */
+function bindingUrl(c, where) {
   const uri = c.uri ?? c.url ?? c.jdbcUrl;
   if (typeof uri === 'string' && /^postgres(ql)?:\/\//.test(uri)) return uri;
   const user = c.user ?? c.username;
@@ -96,4 +103,33 @@ export function postgresBindingUrl(services) {
   url.password = encodeURIComponent(String(c.password));
   url.pathname = `/${encodeURIComponent(String(database))}`;
   return url.toString();
+}
+
+/** What a PEM field of the credentials must hold. */
+const PEM_FIELDS = /** @type {const} */ ([
+  ['sslrootcert', 'ca', /-----BEGIN CERTIFICATE-----/],
+  ['sslcert', 'cert', /-----BEGIN CERTIFICATE-----/],
+  ['sslkey', 'key', /-----BEGIN [A-Z ]*PRIVATE KEY-----/],
+]);
+
+/**
+ * @param {Record<string, any>} c credentials @param {string} where
+ * @returns {import('../../core/types.js').DatabaseTls}
+ */
+function bindingTls(c, where) {
+  /** @type {import('../../core/types.js').DatabaseTls} */
+  const tls = {};
+  if (c.sslmode !== undefined && c.sslmode !== null && c.sslmode !== '') tls.sslmode = String(c.sslmode);
+  else if (c.require_ssl === true || c.require_ssl === 'true') tls.sslmode = 'require';
+  for (const [field, key, pem] of PEM_FIELDS) {
+    const value = c[field];
+    if (value === undefined || value === null || value === '') continue;
+    if (typeof value !== 'string' || !pem.test(value)) {
+      throw new ConfigError(`${where} credentials.${field} must be PEM text (${pem.source})`, {
+        variable: 'VCAP_SERVICES',
+      });
+    }
+    tls[key] = value;
+  }
+  return tls;
 }

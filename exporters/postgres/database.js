@@ -1,6 +1,7 @@
 // Where PostgreSQL comes from: DATABASE_URL, a bound CF service, or the embedded server kept
 // running under PAASMON_DATA_DIR (embedded-server.js).
 import { createRequire } from 'node:module';
+import { connectionConfig } from './connection.js';
 import { migrate } from './migrate.js';
 import { POOL_SIZE } from '../../core/tunables.js';
 
@@ -28,6 +29,7 @@ const numberTypes = {
  * service, or PAASMON_DATA_DIR for the embedded server).
  * @typedef {object} DatabaseSettings
  * @property {string | undefined} databaseUrl
+ * @property {import('../../core/types.js').DatabaseTls} [databaseTls] TLS settings of the bound service's credentials
  * @property {'env' | 'vcap' | 'embedded'} databaseSource
  * @property {string} dataDir
  */
@@ -48,7 +50,7 @@ export async function openDatabase(config, { log }) {
   /** @type {import('pg').PoolConfig} */
   let poolConfig;
   if (config.databaseUrl) {
-    poolConfig = { connectionString: config.databaseUrl };
+    poolConfig = connectionConfig(config.databaseUrl, config.databaseTls);
   } else {
     // Loaded only here: a command given DATABASE_URL never needs the embedded server's modules.
     const { ensureEmbeddedServer } = await import('./embedded-server.js');
@@ -101,19 +103,32 @@ export async function withMigratedDatabase(config, log, work, { views = 'changed
 /** Errors of connecting, as opposed to those of a statement. */
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET']);
 const CONNECTION_SQLSTATES = new Set(['28P01', '28000', '3D000']); // bad password, no such role/database
+/** Node's codes for a server certificate it does not accept. */
+const TLS_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS/;
+const NO_TLS_SERVER = /does not support SSL/i;
 
 /**
  * A connection failure names where the database came from (DATABASE_URL, the bound service, the
- * embedded server) and the host, so the user knows what to fix; other errors are left as they are.
+ * embedded server) and the host, and what to change for TLS, so the user knows what to fix; other
+ * errors are left as they are.
  * @param {unknown} err @param {DatabaseSettings} config
  */
 export function unreachable(err, config) {
   const e = /** @type {any} */ (err);
   const first = e instanceof AggregateError && e.errors.length ? e.errors[0] : e;
   const code = first?.code;
-  if (!CONNECTION_CODES.has(code) && !CONNECTION_SQLSTATES.has(code) && !/timeout/i.test(first?.message ?? '')) {
+  const message = String(first?.message ?? '');
+  const tls = typeof code === 'string' && TLS_CODE.test(code);
+  if (
+    !tls &&
+    !NO_TLS_SERVER.test(message) &&
+    !CONNECTION_CODES.has(code) &&
+    !CONNECTION_SQLSTATES.has(code) &&
+    !/timeout/i.test(message)
+  ) {
     return err;
   }
+  const vcap = config.databaseSource === 'vcap';
   const where = {
     env: 'DATABASE_URL',
     vcap: 'the bound PostgreSQL service (VCAP_SERVICES)',
@@ -125,6 +140,19 @@ export function unreachable(err, config) {
   } catch {
     /* the URL was validated by the config; nothing to add */
   }
-  const reason = first?.message || code;
+  let reason = message || code;
+  if (tls && code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    reason = `its TLS certificate does not name this host (${message}); sslmode=verify-ca checks the CA only`;
+  } else if (tls) {
+    const ca = vcap
+      ? 'credentials.sslrootcert of the binding'
+      : 'sslrootcert=FILE in DATABASE_URL, or NODE_EXTRA_CA_CERTS';
+    reason = `its TLS certificate is not trusted (${code}: ${message}); give the CA that signed it as ${ca}`;
+  } else if (NO_TLS_SERVER.test(message)) {
+    reason = `the server does not take TLS (${message}); sslmode=disable connects without it`;
+  } else if (code === '28000' && /no encryption/.test(message)) {
+    const setting = vcap ? 'require_ssl or sslmode in the binding' : 'sslmode=verify-full in DATABASE_URL';
+    reason = `${message}; the server wants TLS: ${setting}`;
+  }
   return new Error(`PostgreSQL${host} from ${where}: ${reason}`, { cause: err });
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SPACE_GUID, makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
-import { diskKiB, manifestEnv, pushedPaths, run, stageLikeBuildpack } from '../support/cf-push.js';
+import { diskKiB, manifestEnv, manifestNodeFlags, pushedPaths, run, stageLikeBuildpack } from '../support/cf-push.js';
 import { runCli, startCli, waitFor } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 
@@ -132,9 +132,17 @@ describe('the app cf push uploads and the Node.js buildpack stages', () => {
         POLL_SCHEDULE: '* * * * * *',
         PORT: '0',
       },
-      { cli },
+      // As the manifest runs it: node with the collector's V8 flags.
+      { cli, nodeFlags: manifestNodeFlags(path.join(REPO, 'manifest.yml'), 'paasmon-collector') },
     );
-    const worker = startCli(['worker'], { ...runtime, CF_INSTANCE_INDEX: '0' }, { cli });
+    const worker = startCli(
+      ['worker'],
+      { ...runtime, CF_INSTANCE_INDEX: '0' },
+      {
+        cli,
+        nodeFlags: manifestNodeFlags(path.join(REPO, 'manifest.yml'), 'paasmon-loadgen'),
+      },
+    );
     try {
       const port = await waitFor(() => Number(/"port":(\d+),"schedule"/.exec(collector.output.stderr)?.[1]), {
         timeoutMs: 60_000,

@@ -90,6 +90,18 @@ export function manifestEnv(manifestFile, appName) {
 }
 
 /**
+ * The node flags of an app's manifest `command` (`node <flags> collector/cli.js <command>`), to run it as
+ * Cloud Foundry does.
+ * @param {string} manifestFile @param {string} appName @returns {string[]}
+ */
+export function manifestNodeFlags(manifestFile, appName) {
+  const manifest = YAML.parse(fs.readFileSync(manifestFile, 'utf8'));
+  const words = String(manifest.applications.find((/** @type {any} */ a) => a.name === appName)?.command).split(' ');
+  if (words[0] !== 'node') throw new Error(`the command of ${appName} in ${manifestFile} does not run node`);
+  return words.slice(1, words.indexOf('collector/cli.js'));
+}
+
+/**
  * Installs the app in `appDir` as the Node.js buildpack does when it stages it (src/nodejs/npm/npm.go):
  * `npm install --unsafe-perm --userconfig <app>/.npmrc --cache <cache>` under the buildpack's default
  * environment overridden by the app's, then node_modules moved to `depsDir` and linked back, as at

@@ -55,7 +55,7 @@ export function runCli(args, env, options = {}) {
  * Starts a long-running `paasmon` (e.g. collect) and gives its process and output so far.
  * @param {string[]} args @param {Record<string, string | undefined>} env
  * @param {{ nodeFlags?: string[], cli?: string }} [options] nodeFlags: run `node <flags> cli.js` instead of
- *   the shebang's flags (as `npm start` does); cli: another checkout's binary
+ *   the shebang's flags (as manifest.yml's collector command does); cli: another checkout's binary
  */
 export function startCli(args, env, { nodeFlags, cli = CLI } = {}) {
   const [command, argv] = nodeFlags ? [process.execPath, [...nodeFlags, cli, ...args]] : [cli, args];

@@ -65,7 +65,7 @@ describe('cli', () => {
 describe('drain setup', () => {
   const token = 'a-drain-token/with+32-characters';
 
-  it('prints the cf commands with $DRAIN_TOKEN in place of the token', async () => {
+  it('prints the cf commands of an https-batch:// drain with $DRAIN_TOKEN in place of the token', async () => {
     const result = await run(
       ['drain', 'setup', '--app', 'shop', '--app', 'cart api', '--url', 'paasmon.apps.example.com/'],
       { DRAIN_TOKEN: token },
@@ -74,26 +74,54 @@ describe('drain setup', () => {
     assert.deepEqual(
       result.out.split('\n').filter((l) => !l.startsWith('#')),
       [
-        'cf create-user-provided-service paasmon-drain -l "https://paasmon.apps.example.com/drain?token=$DRAIN_TOKEN"',
+        'cf create-user-provided-service paasmon-drain -l "https-batch://paasmon.apps.example.com/drain?token=$DRAIN_TOKEN"',
         'cf bind-service shop paasmon-drain',
         'cf bind-service "cart api" paasmon-drain',
       ],
     );
+    assert.match(result.out, /^# https-batch:\/\/ .* loggregator-agent-release v8\.3\.0 or newer .* --no-batch/m);
     assert.ok(!result.out.includes(token));
   });
 
-  it('takes the route from VCAP_APPLICATION, and makes a syslog-tls:// drain with --tcp', async () => {
+  it('takes the route from VCAP_APPLICATION, and writes https:// with --no-batch', async () => {
     const vcap = JSON.stringify({ application_uris: ['paasmon.apps.example.com'] });
-    const https = await run(['drain', 'setup', '--app', 'shop'], { DRAIN_TOKEN: token, VCAP_APPLICATION: vcap });
+    const env = { DRAIN_TOKEN: token, VCAP_APPLICATION: vcap };
+    const batch = await run(['drain', 'setup', '--app', 'shop'], env);
     assert.match(
-      https.out,
+      batch.out,
+      /^cf create-user-provided-service paasmon-drain -l "https-batch:\/\/paasmon\.apps\.example\.com\/drain\?token=\$DRAIN_TOKEN"$/m,
+    );
+    const single = await run(['drain', 'setup', '--app', 'shop', '--no-batch'], env);
+    assert.match(
+      single.out,
       /^cf create-user-provided-service paasmon-drain -l "https:\/\/paasmon\.apps\.example\.com\/drain\?token=\$DRAIN_TOKEN"$/m,
     );
-    const tcp = await run(
-      ['drain', 'setup', '--app', 'shop', '--tcp', 'tcp.example.com:1025', '--service', 'lab-drain'],
-      {},
-    );
-    assert.match(tcp.out, /^cf create-user-provided-service lab-drain -l syslog-tls:\/\/tcp\.example\.com:1025$/m);
+  });
+
+  it('--tcp writes syslog:// for a plain TCP listener and syslog-tls:// only with DRAIN_TLS_CERT', async () => {
+    const args = ['drain', 'setup', '--app', 'shop', '--tcp', 'tcp.example.com:1025', '--service', 'lab-drain'];
+    const plain = await run(args, { DRAIN_TCP_PORT: '8081' });
+    assert.equal(plain.code, 0, plain.err);
+    assert.match(plain.out, /^cf create-user-provided-service lab-drain -l syslog:\/\/tcp\.example\.com:1025$/m);
+    assert.doesNotMatch(plain.out, /-l syslog-tls/);
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    const tlsEnv = { DRAIN_TCP_PORT: '8081', DRAIN_TLS_CERT: pem, DRAIN_TLS_KEY: 'key.pem' };
+    const tls = await run(args, tlsEnv);
+    assert.match(tls.out, /^cf create-user-provided-service lab-drain -l syslog-tls:\/\/tcp\.example\.com:1025$/m);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-drain-ca-'));
+    try {
+      const ca = path.join(dir, 'ca.crt');
+      fs.writeFileSync(ca, pem);
+      const withCa = await run([...args, '--ca', ca], tlsEnv);
+      const line = withCa.out.split('\n').find((l) => l.startsWith('cf create-user-provided-service'));
+      const json = /** @type {string} */ (line).split(" -p '")[1].slice(0, -1);
+      assert.deepEqual(JSON.parse(json), { ca: pem.trim() });
+      const noTls = await run([...args, '--ca', ca], { DRAIN_TCP_PORT: '8081' });
+      assert.equal(noTls.code, 2);
+      assert.match(noTls.err, /--ca needs DRAIN_TLS_CERT/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('exits 2 without a route, without DRAIN_TOKEN, or with an http:// route', async () => {
@@ -125,7 +153,7 @@ describe('drain setup', () => {
       });
       assert.equal(result.code, 0, result.out);
       assert.deepEqual(fs.readFileSync(calls, 'utf8').trim().split('\n'), [
-        `create-user-provided-service paasmon-drain -l https://paasmon.example.com/drain?token=${encodeURIComponent(token)}`,
+        `create-user-provided-service paasmon-drain -l https-batch://paasmon.example.com/drain?token=${encodeURIComponent(token)}`,
         'bind-service shop paasmon-drain',
       ]);
       assert.ok(!result.out.includes(token) && !result.out.includes(encodeURIComponent(token)), result.out);
