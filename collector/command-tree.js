@@ -250,6 +250,7 @@ Environment (see docs/configuration.md):
 const COLLECT_ENV = `  POLL_SCHEDULE                   cron with seconds (*/5 * * * * *)
   SEARCH_URL, SEARCH_INDEX, ...   router logs from Elasticsearch/OpenSearch, on INGEST_SCHEDULE
   PORT, METRICS_BEARER_TOKEN      /metrics (bearer token), /healthz, /livez, /readyz
+  METRICS_PUBLIC                  true: /metrics open on Cloud Foundry without a token (else 401)
   DRAIN_TOKEN, DRAIN_TCP_PORT     syslog drain: POST /drain?token=..., syslog(-tls) on a TCP port
   LOG_CACHE_URL (or auto)         router lines and container gauges from Log Cache, on LOG_CACHE_SCHEDULE
 `;

@@ -1,5 +1,6 @@
-// GET /metrics (Prometheus text; bearer token when configured), GET /healthz (the detailed report,
-// JSON), GET /livez (liveness: restart me) and GET /readyz (readiness: route to me).
+// GET /metrics (Prometheus text; bearer token when configured, closed on Cloud Foundry without one),
+// GET /healthz (the detailed report, JSON), GET /livez (liveness: restart me) and GET /readyz
+// (readiness: route to me).
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -34,11 +35,12 @@ export const HEADERS_TIMEOUT_MS = 96_000;
  * @param {() => Health} [options.live] GET /livez (always 200 when not given)
  * @param {() => Promise<Health>} [options.ready] GET /readyz (always 200 when not given)
  * @param {string | undefined} options.bearerToken
+ * @param {boolean} [options.closed] /metrics answers 401 to everyone (on Cloud Foundry without a token: metricsAccess)
  * @param {import('pino').Logger} options.log
  * @param {Record<string, import('./sources/syslog-drain/http.js').RouteHandler>} [options.routes]
  *   more paths with their own methods and authentication (the syslog drain's POST /drain)
  */
-export function createHttpServer({ registry, health, live, ready, bearerToken, log, routes = {} }) {
+export function createHttpServer({ registry, health, live, ready, bearerToken, closed = false, log, routes = {} }) {
   /** @type {Record<string, () => Health | Promise<Health>>} */
   const checks = {
     '/healthz': health,
@@ -46,6 +48,7 @@ export function createHttpServer({ registry, health, live, ready, bearerToken, l
     '/readyz': ready ?? (async () => ({ healthy: true, body: { status: 'ok' } })),
   };
   const expected = bearerToken ? Buffer.from(`Bearer ${bearerToken}`) : undefined;
+  if (closed) log.warn(CLOSED_WARNING);
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     try {
@@ -55,10 +58,10 @@ export function createHttpServer({ registry, health, live, ready, bearerToken, l
       } else if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.writeHead(405, { Allow: 'GET, HEAD' }).end();
       } else if (url.pathname === '/metrics') {
-        if (expected && !bearerMatches(req.headers.authorization, expected)) {
+        if (closed || (expected && !bearerMatches(req.headers.authorization, expected))) {
           res
             .writeHead(401, { 'WWW-Authenticate': 'Bearer realm="paasmon"', 'Content-Type': 'text/plain' })
-            .end('bearer token required\n');
+            .end(closed ? CLOSED_ANSWER : 'bearer token required\n');
           return;
         }
         const text = await registry.metrics();
@@ -79,6 +82,22 @@ export function createHttpServer({ registry, health, live, ready, bearerToken, l
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   return server;
+}
+
+const CLOSED_ANSWER = '/metrics is closed on Cloud Foundry: set METRICS_BEARER_TOKEN, or METRICS_PUBLIC=true\n';
+const CLOSED_WARNING =
+  'http: /metrics answers 401 (on Cloud Foundry without METRICS_BEARER_TOKEN): set METRICS_BEARER_TOKEN and ' +
+  'give Prometheus the same token, or METRICS_PUBLIC=true to open it to anyone who finds the route';
+
+/**
+ * Who may read /metrics: with a token, whoever sends it; on Cloud Foundry without one, nobody unless
+ * METRICS_PUBLIC=true (a route is public, so is what it serves); elsewhere anyone (a run on one's machine).
+ * @param {Pick<import('./config/index.js').Config, 'metricsBearerToken' | 'metricsPublic' | 'onCloudFoundry'>} config
+ * @returns {{ bearerToken: string | undefined, closed: boolean }}
+ */
+export function metricsAccess(config) {
+  const bearerToken = config.metricsBearerToken;
+  return { bearerToken, closed: !bearerToken && config.onCloudFoundry && !config.metricsPublic };
 }
 
 /** @param {Buffer} value */

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { requireCloudController } from './config/index.js';
 import { healthChecks } from './health.js';
 import { collectorJobs } from './jobs.js';
-import { createHttpServer, watchEventLoop } from './metrics-server.js';
+import { createHttpServer, metricsAccess, watchEventLoop } from './metrics-server.js';
 import { startJobs, withDeadline } from './pipeline/run-jobs.js';
 import { drainConfigured } from './sources/syslog-drain/index.js';
 import { POLL_GRACE_MS, SHUTDOWN_BUDGET_MS } from '../core/tunables.js';
@@ -55,7 +55,7 @@ export async function startCollector(config, { log, onPoll }) {
   });
   const server = createHttpServer({
     registry: prometheus.registry,
-    bearerToken: config.metricsBearerToken,
+    ...metricsAccess(config),
     log,
     routes: drain?.handler ? { '/drain': drain.handler } : {},
     health: checks.health,

@@ -12,6 +12,7 @@ import {
   defineRouterMetrics,
   defineSelfMetrics,
 } from './prometheus-metrics.js';
+import { createRunSeriesExpiry } from './prometheus-run-series.js';
 
 /** @typedef {ReturnType<typeof defineInstanceMetrics>} InstanceMetrics */
 /** @typedef {ReturnType<typeof defineRouterMetrics>} RouterMetrics */
@@ -19,8 +20,10 @@ import {
 /** @typedef {import('../core/types.js').InstanceSample} InstanceSample */
 
 /**
- * @param {{ collectDefaultMetrics?: boolean, cleanedRecords?: () => ReadonlyMap<string, number> }} [options]
- *   cleanedRecords: records stored with cleaned text since start, by kind (default: this process's) */
+ * @param {{ collectDefaultMetrics?: boolean, cleanedRecords?: () => ReadonlyMap<string, number>,
+ *   runSeriesTtlMs?: number, now?: () => number }} [options]
+ *   cleanedRecords: records stored with cleaned text since start, by kind (default: this process's);
+ *   runSeriesTtlMs: how long a run's series stay after `runEnded`; now: the clock of that TTL */
 export function createPrometheusSink(options = {}) {
   const registry = new client.Registry();
   if (options.collectDefaultMetrics ?? true)
@@ -32,6 +35,7 @@ export function createPrometheusSink(options = {}) {
   const loadgen = defineLoadgenMetrics(registry);
   const drain = defineDrainMetrics(registry);
   const correlationCounts = createCorrelationTally(defineCorrelationCounter(registry));
+  const runSeries = createRunSeriesExpiry(Object.values(loadgen), options);
 
   return {
     name: 'prometheus',
@@ -91,8 +95,12 @@ export function createPrometheusSink(options = {}) {
       router.skippedRatio.set({ source }, ratio);
     },
     setCorrelationCounts: correlationCounts,
+    /** This process's load for a run ended: the run's series leave /metrics after the TTL. */
+    runEnded: runSeries.ended,
+    /** Removes now the series of the runs whose TTL passed (a timer does it too); how many runs. */
+    expireRunSeries: runSeries.expire,
     async flush() {},
-    async close() {},
+    close: async () => runSeries.close(),
   };
 }
 

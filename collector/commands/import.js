@@ -2,6 +2,7 @@
 // load generator's own (the same table), so correlate, report and the dashboards compare them.
 import fs from 'node:fs';
 import os from 'node:os';
+import { Readable } from 'node:stream';
 import { ConfigError } from '../../core/errors.js';
 import { keyValueFlags, numberFlag, timeFlag } from './flags.js';
 import { importResults } from '../pipeline/import.js';
@@ -54,14 +55,37 @@ export function skippedRatioFlag(text, fallback) {
   return ratio;
 }
 
-/** A results file that cannot be read is a usage error, found before anything starts. @param {string} file */
+/** The results file is wrong (unreadable, of no known format, without a request): exit 1, no run made. */
+export class ResultsFileError extends Error {}
+
+/**
+ * Why a results file cannot be read, in words. @param {string} file @param {unknown} err
+ * @returns {Error} "cannot read results file X: ..." (exit 1: the file is wrong, not the configuration)
+ */
+export function unreadableResults(file, err) {
+  const code = /** @type {any} */ (err)?.code;
+  const why =
+    code === 'ENOENT'
+      ? 'no such file'
+      : code === 'EISDIR'
+        ? 'it is a directory'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : /** @type {any} */ (err)?.message;
+  return new ResultsFileError(`cannot read results file ${file}: ${why}`, { cause: err });
+}
+
+/** A results file that cannot be read is found before anything starts. @param {string} file */
 export function checkResultsFile(file) {
   if (file === '-') return;
+  let stat;
   try {
     fs.accessSync(file, fs.constants.R_OK);
-  } catch {
-    throw new ConfigError(`cannot read the results file ${file}: check the path`, { variable: 'FILE' });
+    stat = fs.statSync(file);
+  } catch (err) {
+    throw unreadableResults(file, err);
   }
+  if (stat.isDirectory()) throw unreadableResults(file, { code: 'EISDIR' });
 }
 
 /** @param {string | undefined} format */
@@ -72,10 +96,63 @@ export function checkFormat(format) {
     });
 }
 
-/** @param {string} file @returns {NodeJS.ReadableStream} */
+/** @param {string} file @returns {NodeJS.ReadableStream} a read that fails says which file and why */
 function openResults(file) {
   checkResultsFile(file);
-  return file === '-' ? process.stdin : fs.createReadStream(file);
+  const input = file === '-' ? process.stdin : fs.createReadStream(file);
+  return Readable.from(
+    (async function* chunks() {
+      try {
+        yield* input;
+      } catch (err) {
+        throw unreadableResults(nameOf(file), err);
+      }
+    })(),
+    { objectMode: false },
+  );
+}
+
+/** @param {string} file */
+const nameOf = (file) => (file === '-' ? 'stdin' : file);
+
+/**
+ * The results' format and pages; content of no known format (or none at all) is the file's fault, not the
+ * configuration's: "X is not a results file paasmon knows: ...".
+ * @param {string} file @param {string | undefined} given --format @param {number | undefined} startedAtMs
+ */
+async function readResults(file, given, startedAtMs) {
+  try {
+    return await readLoadResults(openResults(file), { format: given, startedAtMs });
+  } catch (err) {
+    const variable = err instanceof ConfigError ? err.variable : undefined;
+    if (given !== undefined || (variable !== '--format' && variable !== 'FILE')) throw err;
+    if (variable === 'FILE')
+      throw new ResultsFileError(`${nameOf(file)} holds no requests: it is empty; nothing imported`, { cause: err });
+    const why = /** @type {Error} */ (err).message.replace(/^cannot tell the results' format: /, '');
+    throw new ResultsFileError(`${nameOf(file)} is not a results file paasmon knows: ${why}`, { cause: err });
+  }
+}
+
+/**
+ * The pages again, once one of them holds a request: nothing is written, no run made, for results without any.
+ * @param {AsyncGenerator<import('../sources/load-results/index.js').ResultsPage>} pages @param {string} file
+ */
+async function withRequests(pages, file) {
+  /** @type {import('../sources/load-results/index.js').ResultsPage[]} */
+  const read = [];
+  for (let next = await pages.next(); !next.done; next = await pages.next()) {
+    read.push(next.value);
+    if (next.value.records.length === 0) continue;
+    return (async function* again() {
+      yield* read;
+      yield* pages;
+    })();
+  }
+  const skipped = read.flatMap((page) => [...page.skipped]);
+  const lines = skipped.reduce((sum, [, n]) => sum + n, 0);
+  const example = read.flatMap((page) => [...page.examples.values()])[0];
+  const why = lines ? `${lines} lines unreadable (${skipped[0][0]}, e.g. ${example})` : 'only a header, or nothing';
+  throw new ResultsFileError(`${nameOf(file)} holds no requests: ${why}; nothing imported`);
 }
 
 /**
@@ -87,7 +164,8 @@ function openResults(file) {
  *   problem?: string }>}
  */
 export async function importFile(pool, { file, format: given, startedAtMs, maxRatio, target, window = true }) {
-  const { format, pages } = await readLoadResults(openResults(file), { format: given, startedAtMs });
+  const { format, pages: all } = await readResults(file, given, startedAtMs);
+  const pages = await withRequests(all, file);
   const tool = format.replace(/-(json|csv)$/, '');
   let runId = target.runId;
   if (runId !== undefined && !(await getRun(pool, runId))) {

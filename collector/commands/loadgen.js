@@ -6,22 +6,22 @@ import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { finishRun, getRun, startRun } from '../../exporters/postgres/queries/runs.js';
 import { createPrometheusSink } from '../../exporters/prometheus.js';
 import { runLoad } from '../../loadgen/run.js';
-import { createHttpServer } from '../metrics-server.js';
+import { createHttpServer, metricsAccess } from '../metrics-server.js';
 import { loadgenOptions, numberFlag } from './flags.js';
 import { shutdownSignal } from './shutdown.js';
 import { openLoadgenRecording } from '../../exporters/postgres/loadgen-rows.js';
 
 /**
- * /metrics of the load generator while it runs. Undefined when no port is asked for.
+ * /metrics of the load generator while it runs (of a worker, while it lives). Undefined when no port is asked for.
  * @param {number | undefined} port @param {import('../config/index.js').Config} config
  * @param {import('pino').Logger} log
  */
 export async function serveLoadgenMetrics(port, config, log) {
   if (port === undefined) return undefined;
-  const sink = createPrometheusSink();
+  const sink = createPrometheusSink({ runSeriesTtlMs: config.metricsRunSeriesTtlMs });
   const server = createHttpServer({
     registry: sink.registry,
-    bearerToken: config.metricsBearerToken,
+    ...metricsAccess(config),
     log,
     health: async () => ({ healthy: true, body: { status: 'ok', source: 'loadgen' } }),
   });
@@ -39,7 +39,12 @@ export async function serveLoadgenMetrics(port, config, log) {
     observe: (request) => sink.write([request]),
     /** @param {number} run */
     recordWait: (run) => sink.countRecordWait(run),
-    close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
+    /** @param {number} run */
+    runEnded: (run) => sink.runEnded(run),
+    close: async () => {
+      await sink.close();
+      await new Promise((resolve) => server.close(() => resolve(undefined)));
+    },
   };
 }
 

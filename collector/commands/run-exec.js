@@ -4,9 +4,9 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { ConfigError } from '../../core/errors.js';
-import { checkFormat, describeImport, importFile, runTarget, skippedRatioFlag } from './import.js';
+import { ResultsFileError, checkFormat, describeImport, importFile, runTarget, skippedRatioFlag } from './import.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
-import { setRunWindow, startRun } from '../../exporters/postgres/queries/runs.js';
+import { discardRun, setRunWindow, startRun } from '../../exporters/postgres/queries/runs.js';
 
 /**
  * @typedef {import('./import.js').RunFlags & { results?: string, format?: string, maxSkippedRatio?: string }}
@@ -14,10 +14,11 @@ import { setRunWindow, startRun } from '../../exporters/postgres/queries/runs.js
  */
 
 /**
- * Runs the command with the terminal's stdio, forwarding SIGINT and SIGTERM.
- * @param {string[]} command @returns {Promise<number>} its exit code (128 + signal when killed)
+ * Starts the command with the terminal's stdio, forwarding SIGINT and SIGTERM; rejects when it cannot
+ * start (no such command, not executable).
+ * @param {string[]} command @returns {Promise<{ exited: Promise<number> }>} its exit code (128 + signal when killed)
  */
-function runChild(command) {
+function startChild(command) {
   return new Promise((resolve, reject) => {
     const child = spawn(command[0], command.slice(1), { stdio: 'inherit' });
     /** @param {NodeJS.Signals} signal */
@@ -28,11 +29,17 @@ function runChild(command) {
     child.once('error', (err) => {
       stop();
       const code = /** @type {any} */ (err).code;
-      reject(code === 'ENOENT' ? new ConfigError(`run exec: no such command: ${command[0]}`) : err);
+      const why = code === 'ENOENT' ? 'no such command' : code === 'EACCES' ? 'permission denied' : err.message;
+      reject(new Error(`run exec: cannot start ${command[0]}: ${why}`, { cause: err }));
     });
-    child.once('exit', (code, signal) => {
-      stop();
-      resolve(code ?? 128 + (os.constants.signals[/** @type {NodeJS.Signals} */ (signal)] ?? 0));
+    child.once('spawn', () => {
+      const exited = new Promise((done) =>
+        child.once('exit', (code, signal) => {
+          stop();
+          done(code ?? 128 + (os.constants.signals[/** @type {NodeJS.Signals} */ (signal)] ?? 0));
+        }),
+      );
+      resolve({ exited: /** @type {Promise<number>} */ (exited) });
     });
   });
 }
@@ -49,23 +56,29 @@ export function runExecCommand(config, { log, out, err }, flags, command) {
   const maxRatio = skippedRatioFlag(flags.maxSkippedRatio, config.ingestMaxSkippedRatio);
   return withMigratedDatabase(config, log, async (pool) => {
     const runId = target.runId ?? (await startRun(pool, /** @type {any} */ (target.spec)));
-    out(`run ${runId}: ${command.join(' ')}`);
     const launchedAtMs = Date.now();
+    let child;
+    try {
+      child = await startChild(command);
+    } catch (failure) {
+      // No tool, no load: a run made for it would stay empty.
+      if (target.spec) await discardRun(pool, runId);
+      throw failure;
+    }
+    out(`run ${runId}: ${command.join(' ')}`);
     let endedAtMs = launchedAtMs;
     let code;
     try {
-      code = await runChild(command);
+      code = await child.exited;
       endedAtMs = Date.now();
       if (flags.results) {
-        const done = await importFile(pool, {
-          file: flags.results,
-          format: flags.format,
-          startedAtMs: launchedAtMs,
-          maxRatio,
-          target: { runId },
-          window: false,
+        const job = { file: flags.results, format: flags.format, startedAtMs: launchedAtMs, maxRatio };
+        const done = await importFile(pool, { ...job, target: { runId }, window: false }).catch((failure) => {
+          // The tool ran: its own failure (a non-zero code) is still the command's.
+          if (!(failure instanceof ResultsFileError)) throw failure;
+          return { problem: failure.message, runId, format: '', result: undefined };
         });
-        out(describeImport(done, flags.results));
+        if (done.result) out(describeImport(done, flags.results));
         if (done.problem) {
           err(`paasmon: import: ${done.problem}`);
           if (code === 0) code = 1;

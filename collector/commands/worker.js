@@ -41,7 +41,11 @@ export function workerCommand(config, { log, out }, flags) {
   return withMigratedDatabase(config, log, async (pool) => {
     /** @type {Set<number>} */
     const done = new Set();
+    /** @type {Awaited<ReturnType<typeof serveLoadgenMetrics>>} */
+    let metrics;
     try {
+      // One /metrics for the worker's life: scraped between runs too, a run's series going after the TTL.
+      metrics = await serveLoadgenMetrics(config.assignedPort, config, log);
       log.info('worker: waiting for runs (paasmon run start ... --meta url=... --meta duration=60s)');
       while (!stop.signal.aborted) {
         for (const run of await scheduledRuns(pool)) {
@@ -57,13 +61,12 @@ export function workerCommand(config, { log, out }, flags) {
           }
           if (await workerDroveRun(pool, run.id, options.worker)) continue; // before a restart
           log.info({ runId: run.id, worker: options.worker, url: options.url }, 'worker: run starts');
-          const metrics = await serveLoadgenMetrics(config.assignedPort, config, log);
           try {
             const recording = (/** @type {{ runId: number, worker: string }} */ r) =>
               openLoadgenRecording(pool, log, r);
             await runLoad(recording, run.id, options, { log, out, signal: stop.signal, observe: metrics?.observe });
           } finally {
-            await metrics?.close();
+            metrics?.runEnded(run.id);
             await endWhenLast(pool, run.id, stop.signal, log);
           }
         }
@@ -71,6 +74,7 @@ export function workerCommand(config, { log, out }, flags) {
       }
       return 0;
     } finally {
+      await metrics?.close();
       stop.dispose();
     }
   });

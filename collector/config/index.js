@@ -51,6 +51,9 @@ export { DEFAULTS, SECRET_KEYS } from './settings.js';
  * @property {string} correlationHeader
  * @property {number} port
  * @property {string | undefined} metricsBearerToken
+ * @property {boolean} metricsPublic METRICS_PUBLIC: /metrics open without a token on Cloud Foundry
+ * @property {number} metricsRunSeriesTtlMs how long a run's series stay on /metrics after its load ended
+ * @property {boolean} onCloudFoundry VCAP_APPLICATION is set: this process runs on the platform
  * @property {string} logLevel
  * @property {number} dbBufferRecords
  * @property {number | undefined} retentionMs RETENTION: raw rows older than this are pruned
@@ -79,14 +82,7 @@ export function loadConfig(env = process.env) {
   if (bound) raw.DATABASE_URL = bound.url;
   for (const key of SETTING_KEYS) if (env[key]) raw[key] = env[key]; // an empty variable counts as unset
 
-  const parsed = safeParse(schema, raw, { abortEarly: true });
-  if (!parsed.success) {
-    const issue = parsed.issues[0];
-    const variable = String(issue.path?.[0].key); // the first wrong setting in the table's order
-    const shown = SECRET_KEYS.includes(variable) ? '' : ` (got ${JSON.stringify(raw[variable])})`;
-    throw new ConfigError(`${variable} ${issue.message}${shown}`, { variable });
-  }
-  const v = parsed.output;
+  const v = parseSettings(raw);
   const databaseSource = env.DATABASE_URL ? 'env' : bound ? 'vcap' : v.DATABASE_URL ? 'env' : 'embedded';
 
   /** @type {Config} */
@@ -127,6 +123,9 @@ export function loadConfig(env = process.env) {
     correlationHeader: v.CORRELATION_HEADER,
     port: v.PORT,
     metricsBearerToken: v.METRICS_BEARER_TOKEN,
+    metricsPublic: v.METRICS_PUBLIC,
+    metricsRunSeriesTtlMs: v.METRICS_RUN_SERIES_TTL,
+    onCloudFoundry: Boolean(env.VCAP_APPLICATION),
     logLevel: v.LOG_LEVEL,
     dbBufferRecords: v.DB_BUFFER_RECORDS,
     retentionMs: v.RETENTION,
@@ -146,6 +145,19 @@ export function loadConfig(env = process.env) {
   };
   Object.defineProperty(config, 'secrets', { enumerable: false });
   return deepFreeze(config);
+}
+
+/**
+ * The settings validated and converted; the first wrong one (in the table's order) is a ConfigError naming it.
+ * @param {Record<string, string | undefined>} raw
+ */
+function parseSettings(raw) {
+  const parsed = safeParse(schema, raw, { abortEarly: true });
+  if (parsed.success) return parsed.output;
+  const issue = parsed.issues[0];
+  const variable = String(issue.path?.[0].key);
+  const shown = SECRET_KEYS.includes(variable) ? '' : ` (got ${JSON.stringify(raw[variable])})`;
+  throw new ConfigError(`${variable} ${issue.message}${shown}`, { variable });
 }
 
 /**

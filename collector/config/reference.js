@@ -96,7 +96,21 @@ export const SETTING_DOCS = {
   },
   METRICS_BEARER_TOKEN: {
     group: 'HTTP endpoints and logging',
-    text: 'when set, `/metrics` requires `Authorization: Bearer <token>`',
+    text:
+      'when set, `/metrics` requires `Authorization: Bearer <token>`; on Cloud Foundry (`VCAP_APPLICATION` set) ' +
+      '`/metrics` answers 401 without it, unless `METRICS_PUBLIC=true`',
+  },
+  METRICS_PUBLIC: {
+    group: 'HTTP endpoints and logging',
+    text:
+      '`true` opens `/metrics` to anyone on Cloud Foundry without `METRICS_BEARER_TOKEN` (its route is public); ' +
+      'off the platform `/metrics` is open without a token anyway; ignored when a token is set',
+  },
+  METRICS_RUN_SERIES_TTL: {
+    group: 'HTTP endpoints and logging',
+    text:
+      "how long a run's `paasmon_loadgen_*{run}` series stay on `/metrics` after this process's load for it " +
+      'ended (the last values get scraped); then they are removed, the run stays in PostgreSQL',
   },
   LOG_LEVEL: { group: 'HTTP endpoints and logging', text: 'how much is logged (to stderr); `debug` adds stack traces' },
   SEARCH_URL: {

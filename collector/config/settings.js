@@ -165,6 +165,8 @@ export const SETTINGS = {
   },
   PORT: { schema: integerText(0, 65535), default: '9469' },
   METRICS_BEARER_TOKEN: { schema: secretText, secret: true },
+  METRICS_PUBLIC: { schema: booleanText, default: 'false' },
+  METRICS_RUN_SERIES_TTL: { schema: durationText, default: '5m' },
   LOG_LEVEL: {
     schema: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     default: 'info',

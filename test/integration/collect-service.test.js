@@ -104,6 +104,19 @@ describe('paasmon collect', () => {
     );
   });
 
+  it('on Cloud Foundry without a token: polls, /metrics 401, health endpoints open, one line on how to open it', async () => {
+    const base = await start({ VCAP_APPLICATION: JSON.stringify({ application_uris: ['paasmon.apps.example.com'] }) });
+    await waitFor(async () => (await storedPolls()).length >= 1, { what: 'a poll stored' });
+    const metrics = await fetch(`${base}/metrics`);
+    assert.equal(metrics.status, 401);
+    assert.match(await metrics.text(), /set METRICS_BEARER_TOKEN, or METRICS_PUBLIC=true/);
+    for (const path of ['/livez', '/readyz', '/healthz'])
+      assert.equal((await fetch(`${base}${path}`)).status, 200, path);
+    const warnings = (collector?.output.stderr ?? '').split('\n').filter((line) => line.includes('METRICS_PUBLIC'));
+    assert.equal(warnings.length, 1, collector?.output.stderr);
+    assert.equal(JSON.parse(warnings[0]).level, 40);
+  });
+
   it('keeps every sample through a database outage and reports it in /healthz', async () => {
     const base = await start();
     await waitFor(async () => (await storedPolls()).length >= 2, { what: 'two polls stored' });

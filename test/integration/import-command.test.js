@@ -2,13 +2,14 @@
 // requests, the same file again adds nothing, unreadable lines counted and failing past the
 // ratio, unknown content refused in one line, and correlate naming a tool that recorded no ids.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RUNS_SQL } from '../../dashboards/src/runs.js';
-import { runCli } from '../support/cli.js';
+import { CLI, childEnv, runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 import { expandSql } from '../support/grafana.js';
 
@@ -106,23 +107,85 @@ describe('paasmon import', () => {
     assert.equal(ok.code, 0, ok.stderr);
   });
 
-  it('refuses unknown content and a bad flag in one line (exit 2)', async () => {
+  it('refuses a bad flag in one line (exit 2)', async () => {
     const env = { DATABASE_URL: db.url };
-    const file = path.join(dir, 'notes.txt');
-    fs.writeFileSync(file, 'hello\nworld\n');
-    const unknown = await runCli(['import', file, '--app', 'shop', '--label', 'x'], env);
-    assert.equal(unknown.code, 2);
-    assert.match(
-      unknown.stderr,
-      /^paasmon: invalid configuration: cannot tell the results' format: its first line "hello" is no known result format; give --format k6-json\|/,
-    );
-    assert.equal(unknown.stderr.trim().split('\n').length, 1);
+    const file = path.join(dir, 'flags.jtl');
+    fs.writeFileSync(file, jtl(3, 0));
     const both = await runCli(['import', file, '--run', '1', '--app', 'shop'], env);
     assert.equal(both.code, 2);
     assert.match(both.stderr, /give either --run ID or --app A --label L/);
-    const missing = await runCli(['import', path.join(dir, 'nope.csv'), '--run', '1'], env);
-    assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /cannot read the results file .*nope\.csv/);
+    const format = await runCli(['import', file, '--run', '1', '--format', 'csv'], env);
+    assert.equal(format.code, 2);
+    assert.match(format.stderr, /^paasmon: invalid configuration: --format must be one of k6-json, /);
+  });
+
+  // Issue 44 item 8: such files made an empty run and exited 0, or were called invalid configuration.
+  it('names a file without requests, or one it cannot read, in one line (exit 1), and leaves no run behind', async () => {
+    const env = { DATABASE_URL: db.url };
+    const runs = async () => (await db.query('SELECT count(*)::int AS n FROM test_runs')).rows[0].n;
+    const existing = Number(
+      (await runCli(['run', 'start', '--app', 'shop', '--label', 'to import into'], env)).stdout.trim(),
+    );
+    const before = await runs();
+    /** @type {Array<[name: string, content: string | undefined, extra: string[], says: RegExp]>} */
+    const cases = [
+      ['header.jtl', `${JTL_HEADER}\n`, [], /header\.jtl holds no requests: only a header, or nothing; nothing/],
+      [
+        'hey-header.csv',
+        'response-time,DNS+dialup,DNS,Request-write,Response-delay,Response-read,status-code,offset\n',
+        ['--started-at', '2026-11-25T11:00:00Z'],
+        /hey-header\.csv holds no requests: only a header, or nothing; nothing imported$/,
+      ],
+      ['empty.jtl', '', [], /empty\.jtl holds no requests: it is empty; nothing imported$/],
+      [
+        'unreadable.jtl',
+        `${JTL_HEADER}\n1,not-a-number,GET /,200,OK,u,,true,,1,1,1,1,http://shop/,1,0,0,x\n`,
+        [],
+        /unreadable\.jtl holds no requests: 1 lines unreadable \(bad_number, e\.g\. line 2: 1,not-a-number/,
+      ],
+      [
+        'notes.txt',
+        'hello\nworld\n',
+        [],
+        /notes\.txt is not a results file paasmon knows: its first line "hello" is no known result format; give --format k6-json\|/,
+      ],
+      ['nope.csv', undefined, [], /^paasmon: cannot read results file .*nope\.csv: no such file$/],
+      ['a-directory', undefined, [], /^paasmon: cannot read results file .*a-directory: it is a directory$/],
+    ];
+    fs.mkdirSync(path.join(dir, 'a-directory'));
+    for (const [name, content, extra, says] of cases) {
+      const file = path.join(dir, name);
+      if (content !== undefined) fs.writeFileSync(file, content);
+      for (const target of [
+        ['--app', 'shop', '--label', name],
+        ['--run', String(existing)],
+      ]) {
+        const result = await runCli(['import', file, ...target, ...extra], env);
+        assert.equal(result.code, 1, `${name}: ${result.stderr}`);
+        assert.match(result.stderr.trimEnd(), says);
+        assert.match(result.stderr, /^paasmon: [^\n]*\n$/, 'one line');
+        assert.doesNotMatch(result.stderr, /invalid configuration/);
+        assert.equal(result.stdout, '');
+      }
+    }
+    assert.equal(await runs(), before, 'no run made');
+    const run = (await db.query('SELECT meta FROM test_runs WHERE id = $1', [existing])).rows[0];
+    assert.equal(run.meta.tool, undefined, 'the existing run is untouched');
+  });
+
+  it('calls a file it may not read that, before it opens the database', async () => {
+    const file = path.join(dir, 'secret.jtl');
+    fs.writeFileSync(file, jtl(3, 0), { mode: 0o600 });
+    // Root reads any file: the command then runs as nobody, to whom the file is closed.
+    const asNobody = process.getuid?.() === 0;
+    if (!asNobody) fs.chmodSync(file, 0o000);
+    const child = spawnSync(CLI, ['import', file, '--run', '1'], {
+      env: childEnv({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }),
+      encoding: 'utf8',
+      ...(asNobody ? { uid: 65534, gid: 65534 } : {}),
+    });
+    assert.equal(child.status, 1, child.stderr);
+    assert.equal(child.stderr, `paasmon: cannot read results file ${file}: permission denied\n`);
   });
 
   it('takes hey offsets from --started-at, and correlate says that hey recorded no ids and how to get them', async () => {

@@ -66,8 +66,49 @@ describe('paasmon run exec', () => {
     const none = await runCli(['run', 'exec', '--app', 'shop', '--label', 'x'], env);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /missing required argument 'command'/);
-    const unknown = await runCli(['run', 'exec', '--app', 'shop', '--label', 'x', '--', 'no-such-tool-here'], env);
-    assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /^paasmon: invalid configuration: run exec: no such command: no-such-tool-here$/m);
+  });
+
+  it("says in one line that the tool's results hold no request, exiting with the tool's code (else 1)", async () => {
+    const results = path.join(dir, 'header-only.jsonl');
+    for (const [exit, code] of [
+      [4, 4],
+      [0, 1],
+    ]) {
+      const tool = `require('fs').writeFileSync(${JSON.stringify(results)}, ''); process.exit(${exit});`;
+      const run = await runCli(
+        ['run', 'exec', '--app', 'shop', '--label', 'empty', '--results', results, '--', process.execPath, '-e', tool],
+        { DATABASE_URL: db.url },
+      );
+      assert.equal(run.code, code, run.stderr);
+      assert.equal(run.stderr, `paasmon: import: ${results} holds no requests: it is empty; nothing imported\n`);
+      const runId = Number(/^run (\d+): /.exec(run.stdout)?.[1]);
+      const row = (await db.query('SELECT ended_at FROM test_runs WHERE id = $1', [runId])).rows[0];
+      assert.ok(row.ended_at instanceof Date, 'the run spans the tool that ran');
+    }
+  });
+
+  // Issue 44 item 8: a tool that could not start left an empty, ended run behind.
+  it('says in one line that the tool cannot start (exit 1), leaving no run behind', async () => {
+    const env = { DATABASE_URL: db.url };
+    const runs = async () => (await db.query('SELECT id, ended_at FROM test_runs ORDER BY id')).rows;
+    const joined = Number((await runCli(['run', 'start', '--app', 'shop', '--label', 'joined'], env)).stdout.trim());
+    const before = await runs();
+    const script = path.join(dir, 'not-executable.sh');
+    fs.writeFileSync(script, '#!/bin/sh\nexit 0\n', { mode: 0o644 });
+    for (const [tool, says] of [
+      ['no-such-tool-here', 'no such command'],
+      [script, 'permission denied'],
+    ]) {
+      for (const target of [
+        ['--app', 'shop', '--label', 'x'],
+        ['--run', String(joined)],
+      ]) {
+        const result = await runCli(['run', 'exec', ...target, '--', tool, '-n', '10'], env);
+        assert.equal(result.code, 1, result.stderr);
+        assert.equal(result.stderr, `paasmon: run exec: cannot start ${tool}: ${says}\n`);
+        assert.equal(result.stdout, '');
+      }
+    }
+    assert.deepEqual(await runs(), before, 'no run made, the joined one left open');
   });
 });

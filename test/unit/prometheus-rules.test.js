@@ -31,19 +31,24 @@ describe('prometheus/', () => {
     assert.match(config.remote_write[0].url, /\/api\/v1\/write$/);
   });
 
-  it('promtool check config: the Cloud Foundry example, with its bearer-token file beside it', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-promcfg-'));
-    try {
-      for (const f of ['prometheus-cf.yml', 'rules.yml'])
-        fs.copyFileSync(path.join(PROMETHEUS_DIR, f), path.join(dir, f));
-      const missing = promtool(['check', 'config', 'prometheus-cf.yml'], dir);
-      assert.notEqual(missing.code, 0, 'the token file is required');
-      fs.writeFileSync(path.join(dir, 'metrics-bearer-token'), 'token\n', { mode: 0o600 });
-      const { code, output } = promtool(['check', 'config', 'prometheus-cf.yml'], dir);
-      assert.equal(code, 0, output);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+  it('promtool check config: the Cloud Foundry examples (route, apps.internal), with the bearer-token file', () => {
+    for (const example of ['prometheus-cf.yml', 'prometheus-cf-internal.yml']) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-promcfg-'));
+      try {
+        for (const f of [example, 'rules.yml']) fs.copyFileSync(path.join(PROMETHEUS_DIR, f), path.join(dir, f));
+        const missing = promtool(['check', 'config', example], dir);
+        assert.notEqual(missing.code, 0, `${example}: the token file is required`);
+        fs.writeFileSync(path.join(dir, 'metrics-bearer-token'), 'token\n', { mode: 0o600 });
+        const { code, output } = promtool(['check', 'config', example], dir);
+        assert.equal(code, 0, output);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     }
+    const internal = YAML.parse(fs.readFileSync(path.join(PROMETHEUS_DIR, 'prometheus-cf-internal.yml'), 'utf8'));
+    assert.deepEqual(internal.scrape_configs[0].dns_sd_configs, [
+      { names: ['paasmon-collector.apps.internal'], type: 'A', port: 8080 },
+    ]);
   });
 
   it('promtool check rules and test rules (every alert firing and not firing)', () => {

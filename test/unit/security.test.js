@@ -130,3 +130,45 @@ describe('/metrics bearer token', () => {
     assert.match(source, /timingSafeEqual\(digest\(given\), digest\(expected\)\)/, 'no early exit on length');
   });
 });
+
+describe('syslog drain token', () => {
+  it('lets in only the exact ?token=, compared as fixed-length digests like the /metrics token', async () => {
+    const { createDrainHandler } = await import('../../collector/sources/syslog-drain/http.js');
+    const http = await import('node:http');
+    const token = 'drain-token-0123456789';
+    let unauthorized = 0;
+    const receiver = /** @type {any} */ ({
+      closed: false,
+      room: 100,
+      offer: () => 0,
+      unauthorized: () => (unauthorized += 1),
+    });
+    const handler = createDrainHandler({ token, receiver, log: /** @type {any} */ ({ trace() {} }) });
+    const server = http.createServer((req, res) => handler(req, res, new URL(req.url ?? '/', 'http://localhost')));
+    server.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
+    try {
+      /** @param {string} query */
+      const post = async (query) => (await fetch(`${base}/drain${query}`, { method: 'POST', body: '' })).status;
+      const wrong = [
+        '',
+        '?token=',
+        `?token=${token.slice(0, -1)}`,
+        `?token=${token}0`,
+        `?token=${token.toUpperCase()}`,
+      ];
+      for (const query of wrong) assert.equal(await post(query), 401, query);
+      assert.equal(unauthorized, wrong.length);
+      assert.equal(await post(`?token=${token}`), 204);
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
+    const source = fs.readFileSync(path.join(ROOT, 'collector/sources/syslog-drain/http.js'), 'utf8');
+    assert.match(
+      source,
+      /timingSafeEqual\(crypto\.createHash\('sha256'\)\.update\(given\)\.digest\(\), expectedDigest\)/,
+    );
+  });
+});

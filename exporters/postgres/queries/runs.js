@@ -32,6 +32,18 @@ export async function startRun(pool, spec) {
 }
 
 /**
+ * Deletes a run a command had just made for a load that never started (its tool could not be run):
+ * a run without a single request of its own is not left behind.
+ * @param {import('pg').Pool} pool @param {number} id
+ */
+export async function discardRun(pool, id) {
+  await pool.query(
+    'DELETE FROM test_runs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM loadgen_requests WHERE run_id = $1)',
+    [id],
+  );
+}
+
+/**
  * @param {import('pg').Pool} pool
  * @param {number} id
  * @returns {Promise<boolean>} false when there is no such open run
