@@ -2,7 +2,8 @@
 // each app polled once per scheduled poll (counted at the Cloud Controller stand-in, timed within
 // the slot); a stopped one's apps are polled by the others at the next slot, a killed one's are
 // covered in each slot and polled at once after its heartbeat expired; two collectors following one
-// router log read each line once (one holder of the checkpoint).
+// router log read each line once (one holder of the checkpoint). The tables alone:
+// collector-claims.test.js.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,10 +14,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { migrate } from '../../exporters/postgres/migrate.js';
 import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
-import { saveCheckpoint } from '../../exporters/postgres/checkpoints.js';
 import { PEER_LEASE_INTERVALS } from '../../collector/pipeline/claims.js';
-import { claimPolls, forgetOldClaims, takeLease, withLease } from '../../exporters/postgres/claims.js';
-import { withClient } from '../../exporters/postgres/client.js';
 import { waitFor } from '../support/cli.js';
 import { collectEnv, startCollect } from '../support/collect.js';
 import { startTestDatabase } from '../support/database.js';
@@ -241,50 +239,5 @@ describe('collectors side by side', () => {
     for (const c of collectors) await stop(c);
     assert.equal(read, requests.length, 'the lines read by both collectors together: each once');
     assert.equal(await stored(), requests.length);
-  });
-
-  it('a collector whose reader lease expired cannot move the checkpoint; a poll is claimed once, old claims go', async () => {
-    const pool = new pg.Pool({ connectionString: db.url });
-    /** @param {string} holder */
-    const save = (holder) =>
-      withLease({ reader: 'router-log-file', holder }, () =>
-        withClient(pool, async (client) => {
-          await client.query('BEGIN');
-          try {
-            await saveCheckpoint(client, { source: 'router-log-file:/x', position: holder });
-            await client.query('COMMIT');
-          } catch (err) {
-            await client.query('ROLLBACK');
-            throw err;
-          }
-        }),
-      );
-    try {
-      await migrate(pool, pino({ level: 'silent' }));
-      assert.equal(await takeLease(pool, { reader: 'router-log-file', holder: 'a', ms: 300 }), true);
-      assert.equal(await takeLease(pool, { reader: 'router-log-file', holder: 'b', ms: 60_000 }), false, 'a holds it');
-      await save('a');
-      await sleep(500);
-      assert.equal(await takeLease(pool, { reader: 'router-log-file', holder: 'b', ms: 60_000 }), true, 'expired');
-      await assert.rejects(save('a'), /another collector took this reader over/);
-      await save('b');
-      const { rows } = await db.query("SELECT position FROM ingest_checkpoints WHERE source = 'router-log-file:/x'");
-      assert.deepEqual(rows, [{ position: 'b' }]);
-
-      // Claims of slots more than a day old are removed as polls go.
-      const slot = new Date('2026-11-22T10:00:00Z');
-      const claim = { appGuids: ['a', 'b'], holder: 'x' };
-      await claimPolls(pool, { ...claim, slot: new Date(slot.getTime() - 86_400_000 - 1000) });
-      assert.deepEqual([...(await claimPolls(pool, { ...claim, slot }))].sort(), ['a', 'b']);
-      assert.deepEqual([...(await claimPolls(pool, { ...claim, slot }))], [], 'claimed once');
-      await forgetOldClaims(pool, slot);
-      const left = await db.query('SELECT slot FROM poll_claims');
-      assert.deepEqual(
-        left.rows.map((r) => r.slot.getTime()),
-        [slot.getTime(), slot.getTime()],
-      );
-    } finally {
-      await pool.end();
-    }
   });
 });
