@@ -40,8 +40,6 @@ export { DEFAULTS, SECRET_KEYS } from './settings.js';
  * @property {string | undefined} jdbcJar the PostgreSQL JDBC driver of the demo's Java sample app
  * @property {CloudControllerConfig} cf
  * @property {string} pollSchedule
- * @property {{ instances: number, index: number }} sharing COLLECT_INSTANCES collectors share the watched apps;
- *   this one is COLLECT_INSTANCE_INDEX (default CF_INSTANCE_INDEX, else 0)
  * @property {SearchConfig} search
  * @property {{ path?: string, appName?: string }} routerLogFile a gorouter log file `collect` follows as it grows
  * @property {string} ingestSchedule
@@ -105,7 +103,6 @@ export function loadConfig(env = process.env) {
       timeoutMs: v.CF_TIMEOUT,
     },
     pollSchedule: v.POLL_SCHEDULE,
-    sharing: { instances: v.COLLECT_INSTANCES, index: v.COLLECT_INSTANCE_INDEX ?? v.CF_INSTANCE_INDEX ?? 0 },
     search: {
       url: v.SEARCH_URL,
       index: v.SEARCH_INDEX,

@@ -52,19 +52,6 @@ export const SETTING_DOCS = {
     text: 'timeout of one Cloud Controller or UAA request (`500ms`, `30s`, `2m`)',
   },
   POLL_SCHEDULE: { group: 'Cloud Controller', text: 'when `collect` polls: cron with seconds' },
-  COLLECT_INSTANCES: {
-    group: 'Cloud Controller',
-    text:
-      "how many `collect` instances share the watched apps (the manifest's `instances`): each polls its share " +
-      'and, a third of the poll interval after each scheduled poll, the apps no instance claimed; 1: every ' +
-      'instance polls every app (a sample is still stored once)',
-  },
-  COLLECT_INSTANCE_INDEX: {
-    group: 'Cloud Controller',
-    text:
-      'which of the `COLLECT_INSTANCES` collectors this is, 0 to count − 1 (default `CF_INSTANCE_INDEX`, else 0); ' +
-      'a higher index only covers the apps of stopped instances',
-  },
   DATABASE_URL: {
     group: 'Database',
     text:
@@ -205,9 +192,7 @@ export const SETTING_DOCS = {
   RUN_ID: { group: 'Load generator', text: 'the run `loadgen` records into when `--run` is not given' },
   CF_INSTANCE_INDEX: {
     group: 'Load generator',
-    text:
-      'names a load-generator worker `instance-N`, and is the default of `COLLECT_INSTANCE_INDEX` ' +
-      '(Cloud Foundry sets it)',
+    text: 'names a load-generator worker `instance-N` (Cloud Foundry sets it)',
   },
   CORRELATION_HEADER: {
     group: 'Load generator',

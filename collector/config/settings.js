@@ -141,8 +141,6 @@ export const SETTINGS = {
   CF_CONCURRENCY: { schema: integerText(1, 64), default: '4' },
   CF_TIMEOUT: { schema: durationText, default: '30s' },
   POLL_SCHEDULE: { schema: cronText, default: '*/5 * * * * *' },
-  COLLECT_INSTANCES: { schema: integerText(1, 1000), default: '1' },
-  COLLECT_INSTANCE_INDEX: { schema: v.optional(integerText(0, 999)) },
   SEARCH_URL: { schema: v.optional(httpUrl) },
   SEARCH_INDEX: { schema: v.pipe(v.string(), v.minLength(1, EMPTY_TEXT)), default: 'logs-app-*' },
   SEARCH_USERNAME: { schema: optionalText },

@@ -1,6 +1,6 @@
-// Collectors side by side, in PostgreSQL only (migration 013): a claim per (app, scheduled poll) so
-// each app is polled once per slot, and a lease per incremental reader so one collector at a time
-// reads and moves its checkpoint.
+// Collectors side by side, in PostgreSQL only: a heartbeat per collector so each knows its live
+// peers (migration 021), a claim per (app, scheduled poll) so each app is polled once per slot, and
+// a lease per incremental reader so one collector at a time reads and moves its checkpoint (013).
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** The reader lease the current async work holds (set by holdReader, checked by fenceCheckpoint). */
@@ -40,6 +40,33 @@ export async function claimedPolls(pool, { slot, appGuids }) {
 /** Removes the claims of slots a day older than `slot`. @param {import('pg').Pool} pool @param {Date} slot */
 export async function forgetOldClaims(pool, slot) {
   await pool.query('DELETE FROM poll_claims WHERE slot < $1::timestamptz - $2::interval', [slot, CLAIMS_KEPT]);
+}
+
+/**
+ * Renews the heartbeat of `peer` until `ms` from now and answers the peers of `watch` whose
+ * heartbeat has not expired, `peer` among them, sorted; rows expired a while ago are removed.
+ * @param {import('pg').Pool} pool @param {{ peer: string, watch: string, ms: number }} beat
+ * @returns {Promise<string[]>}
+ */
+export async function beat(pool, { peer, watch, ms }) {
+  const { rows } = await pool.query(
+    `WITH beat AS (
+       INSERT INTO collector_peers (peer, watch, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+       ON CONFLICT (peer) DO UPDATE SET watch = EXCLUDED.watch, expires_at = EXCLUDED.expires_at
+       RETURNING peer
+     ), gone AS (
+       DELETE FROM collector_peers WHERE expires_at < now() - interval '1 hour'
+     )
+     SELECT peer FROM collector_peers WHERE watch = $2 AND expires_at > now() AND peer <> $1
+     UNION SELECT peer FROM beat ORDER BY 1`,
+    [peer, watch, ms],
+  );
+  return rows.map((r) => String(r.peer));
+}
+
+/** Removes the heartbeat of `peer` (it stops). @param {import('pg').Pool} pool @param {string} peer */
+export async function leave(pool, peer) {
+  await pool.query('DELETE FROM collector_peers WHERE peer = $1', [peer]);
 }
 
 /**

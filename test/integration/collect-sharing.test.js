@@ -1,7 +1,9 @@
-// Collectors side by side: two `collect` instances store one sample per instance per scheduled poll;
-// with COLLECT_INSTANCES they share the apps (each polled once per slot, counted at the Cloud
-// Controller stand-in), a third started and stopped, and one killed, change nothing of that; and
-// two collectors following one router log read each line once (one holder of the checkpoint).
+// Collectors side by side, started with no setting (`cf scale` alone): two or three share the apps,
+// each app polled once per scheduled poll (counted at the Cloud Controller stand-in, timed within
+// the slot); a stopped one's apps are polled by the others at the next slot, a killed one's are
+// covered in each slot and polled at once after its heartbeat expired; two collectors following one
+// router log read each line once (one holder of the checkpoint). The tables alone:
+// collector-claims.test.js.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,17 +14,18 @@ import pg from 'pg';
 import pino from 'pino';
 import { migrate } from '../../exporters/postgres/migrate.js';
 import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
-import { saveCheckpoint } from '../../exporters/postgres/checkpoints.js';
-import { claimPolls, forgetOldClaims, takeLease, withLease } from '../../exporters/postgres/claims.js';
-import { withClient } from '../../exporters/postgres/client.js';
+import { PEER_LEASE_INTERVALS } from '../../collector/pipeline/claims.js';
 import { waitFor } from '../support/cli.js';
 import { collectEnv, startCollect } from '../support/collect.js';
 import { startTestDatabase } from '../support/database.js';
 import { gorouterLine, makeRequests } from '../support/router-docs.js';
 
-const APPS = 6;
+// Enough apps that each of three collectors has a share (random peer ids).
+const APPS = 24;
 const INSTANCES = 2;
 const INTERVAL_MS = 2000;
+/** The part of a slot the apps' preferred collectors poll in; the cover comes after it. */
+const GRACE_MS = INTERVAL_MS / 3;
 
 describe('collectors side by side', () => {
   /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
@@ -31,10 +34,21 @@ describe('collectors side by side', () => {
   let sim;
   /** @type {Array<Awaited<ReturnType<typeof startCollect>>>} */
   let running = [];
+  /** @type {Array<{ path: string, at: number }>} every request to the stand-in, timed */
+  let calls = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-sharing-'));
 
   before(async () => {
     [db, sim] = await Promise.all([startTestDatabase(), startCfSimulator({ apps: makeApps(APPS, INSTANCES) })]);
+    sim.counters.byPath = new Proxy(sim.counters.byPath, {
+      set(target, key, value) {
+        calls.push({ path: String(key), at: Date.now() });
+        return Reflect.set(target, key, value);
+      },
+    });
+    // Migrated before the collectors start, so they share from their first poll.
+    const pool = new pg.Pool({ connectionString: db.url });
+    await migrate(pool, pino({ level: 'silent' })).finally(() => pool.end());
   });
   after(async () => {
     await sim.close();
@@ -47,7 +61,10 @@ describe('collectors side by side', () => {
       await cli.exited;
     }
     running = [];
-    await db.query('TRUNCATE instance_samples, router_requests, ingest_checkpoints, poll_claims, checkpoint_holders');
+    calls = [];
+    await db.query(
+      'TRUNCATE instance_samples, router_requests, ingest_checkpoints, poll_claims, checkpoint_holders, collector_peers',
+    );
     for (const key of Object.keys(sim.counters.byPath)) delete sim.counters.byPath[key];
   });
 
@@ -62,11 +79,6 @@ describe('collectors side by side', () => {
     cli.child.kill('SIGTERM');
     assert.equal((await cli.exited).code, 0, cli.output.stderr);
   };
-  /** Stats requests per app guid at the stand-in (one web process per app). */
-  const statsRequests = () =>
-    new Map(
-      sim.state.apps.map((app) => [app.guid, sim.counters.byPath[`/v3/processes/${app.processes[0].guid}/stats`] ?? 0]),
-    );
   /** Per app guid, its slots (ms) with the number of instance samples stored at each. */
   const storedSlots = async () => {
     const { rows } = await db.query(
@@ -79,13 +91,75 @@ describe('collectors side by side', () => {
   };
   /** @param {number} n */
   const slotsPass = (n) => sleep(n * INTERVAL_MS);
-  /** Waits until `offset` ms into a slot: the slot's polls are done and written by then. @param {number} offset */
+  /** Waits until `offset` ms into a slot. @param {number} offset */
   const intoSlot = (offset) => sleep((offset - (Date.now() % INTERVAL_MS) + INTERVAL_MS) % INTERVAL_MS);
+  /** Waits for the next slot to begin; answers its start. */
+  const nextSlot = async () => {
+    const next = Math.ceil((Date.now() + 1) / INTERVAL_MS) * INTERVAL_MS;
+    await sleep(next - Date.now());
+    return next;
+  };
 
-  it('without sharing, two collectors still store one sample per instance per scheduled poll', async () => {
+  /**
+   * The stats requests of `slots` slots from `from` (one web process per app: one request per poll of
+   * an app): per app name, per slot, the ms into the slot of each.
+   * @param {number} from @param {number} slots @returns {Map<string, number[][]>}
+   */
+  const pollsIn = (from, slots) => {
+    const apps = new Map(sim.state.apps.map((a) => [`/v3/processes/${a.processes[0].guid}/stats`, a.name]));
+    const polls = new Map(
+      sim.state.apps.map((a) => [a.name, Array.from({ length: slots }, () => /** @type {number[]} */ ([]))]),
+    );
+    for (const { path: p, at } of calls) {
+      const app = apps.get(p);
+      const i = Math.floor((at - from) / INTERVAL_MS);
+      if (app && i >= 0 && i < slots) polls.get(app)?.[i].push(at - from - i * INTERVAL_MS);
+    }
+    return polls;
+  };
+  /** Polls per app per interval over all apps and slots. @param {Map<string, number[][]>} polls */
+  const perInterval = (polls) => {
+    const counts = [...polls.values()].flat().map((slot) => slot.length);
+    return counts.reduce((a, b) => a + b, 0) / counts.length;
+  };
+  /** Every app polled exactly once in every slot. @param {Map<string, number[][]>} polls @param {string} what */
+  const oncePerSlot = (polls, what) => {
+    const figure = perInterval(polls).toFixed(2);
+    for (const [app, slots] of polls) {
+      const counts = slots.map((s) => s.length);
+      assert.ok(
+        counts.every((n) => n === 1),
+        `${what}: ${figure} polls per app per interval; ${app} per slot: ${counts}`,
+      );
+    }
+  };
+  /** The apps polled later than the grace in each slot. @param {Map<string, number[][]>} polls @param {number} i */
+  const lateIn = (polls, i) => [...polls].filter(([, slots]) => slots[i].some((ms) => ms >= GRACE_MS)).map(([a]) => a);
+  /** How many collectors claimed polls in each slot of the window. @param {number} from @param {number} slots */
+  const claimers = async (from, slots) => {
+    const { rows } = await db.query(
+      `SELECT count(DISTINCT holder)::int AS n FROM poll_claims
+        WHERE slot >= $1 AND slot < $2 GROUP BY slot ORDER BY slot`,
+      [new Date(from), new Date(from + slots * INTERVAL_MS)],
+    );
+    return rows.map((r) => r.n);
+  };
+  const livePeers = async () =>
+    (await db.query('SELECT count(*)::int AS n FROM collector_peers WHERE expires_at > now()')).rows[0].n;
+
+  it('two collectors started with no setting poll each app once per interval', async () => {
     await Promise.all([start({}), start({})]);
-    await waitFor(async () => [...(await storedSlots()).values()].every((s) => s.size >= 3), { what: 'three polls' });
+    await slotsPass(2);
+    const from = await nextSlot();
+    await slotsPass(4);
+    await intoSlot(1500);
+    const polls = pollsIn(from, 4);
+    oncePerSlot(polls, 'two collectors');
+    assert.equal(perInterval(polls), 1);
+    assert.deepEqual(await claimers(from, 4), [2, 2, 2, 2], 'both took a share in every slot');
+    assert.equal(await livePeers(), 2);
     for (const c of running) await stop(c);
+    assert.equal(await livePeers(), 0, 'a collector that stops removes its heartbeat');
     for (const [guid, slots] of await storedSlots()) {
       for (const [ts, n] of slots) assert.equal(n, INSTANCES, `${guid} at ${new Date(ts).toISOString()}`);
       assert.ok(
@@ -93,44 +167,49 @@ describe('collectors side by side', () => {
         'samples carry the cron slot, whoever polled',
       );
     }
-    const requests = [...statsRequests().values()].reduce((a, b) => a + b, 0);
-    const slots = [...(await storedSlots()).values()].reduce((a, s) => a + s.size, 0);
-    assert.ok(requests > slots, `both collectors polled every app (${requests} requests for ${slots} app slots)`);
   });
 
-  it('shares the apps: each polled once per slot, a third joins and leaves, a killed one is covered', async () => {
-    const sharing = { COLLECT_INSTANCES: '2' };
-    const [first, second] = await Promise.all([
-      start({ ...sharing, COLLECT_INSTANCE_INDEX: '0' }),
-      start({ ...sharing, COLLECT_INSTANCE_INDEX: '1' }),
-    ]);
-    await slotsPass(3);
-    // The third counts three collectors and polls on every other slot of the two: overlapping schedules.
-    const third = await start({ COLLECT_INSTANCES: '3', COLLECT_INSTANCE_INDEX: '2', POLL_SCHEDULE: '*/4 * * * * *' });
-    await slotsPass(4);
-    await stop(third);
+  it('three share the apps; a stopped one is replaced at the next slot, a killed one within its lease', async () => {
+    const [first, second, third] = await Promise.all([start({}), start({}), start({})]);
     await slotsPass(2);
-    await intoSlot(1500);
-    second.cli.child.kill('SIGKILL');
-    await second.cli.exited;
-    await slotsPass(4);
-    await stop(first);
+    let from = await nextSlot();
+    await slotsPass(3);
+    await intoSlot(1200);
+    oncePerSlot(pollsIn(from, 3), 'three collectors');
+    assert.deepEqual(await claimers(from, 3), [3, 3, 3], 'each of the three took a share in every slot');
 
-    const requests = statsRequests();
-    const stored = await storedSlots();
-    const allSlots = [...new Set([...stored.values()].flatMap((s) => [...s.keys()]))].sort((a, b) => a - b);
-    assert.ok(allSlots.length >= 10, `slots stored: ${allSlots.length}`);
-    /** @type {string[]} */
-    const missing = [];
-    for (const app of sim.state.apps) {
-      const slots = /** @type {Map<number, number>} */ (stored.get(app.guid));
-      for (const [ts, n] of slots) assert.equal(n, INSTANCES, `${app.name}: every instance once at ${ts}`);
-      assert.equal(requests.get(app.guid), slots.size, `${app.name}: one stats request per slot stored`);
-      for (const ts of allSlots) if (!slots.has(ts)) missing.push(`${app.name}@${new Date(ts).toISOString()}`);
+    await stop(third);
+    assert.equal(await livePeers(), 2, 'the stopped collector left at once');
+    from = await nextSlot();
+    await slotsPass(3);
+    await intoSlot(1200);
+    let polls = pollsIn(from, 3);
+    oncePerSlot(polls, 'after a graceful stop');
+    for (const i of [0, 1, 2]) assert.deepEqual(lateIn(polls, i), [], `slot ${i}: every app polled at the slot`);
+    assert.deepEqual(await claimers(from, 3), [2, 2, 2]);
+
+    second.cli.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    await second.cli.exited;
+    from = await nextSlot();
+    const slots = PEER_LEASE_INTERVALS + 2;
+    await slotsPass(slots);
+    await intoSlot(1200);
+    // The killed collector's heartbeat is the one the survivor has not renewed.
+    const { rows } = await db.query('SELECT min(expires_at) AS at, count(*)::int AS n FROM collector_peers');
+    const expiresAt = rows[0].at.getTime();
+    assert.equal(rows[0].n, 2, 'a killed collector leaves its heartbeat to expire');
+    assert.ok(expiresAt - killedAt <= PEER_LEASE_INTERVALS * INTERVAL_MS, 'it expires within one lease');
+    polls = pollsIn(from, slots);
+    oncePerSlot(polls, 'after a kill');
+    for (let i = 0; i < slots; i += 1) {
+      const begins = from + i * INTERVAL_MS;
+      // Until the lease ends, the killed one's apps are covered after the grace; then polled at the slot.
+      if (begins + 200 < expiresAt) assert.ok(lateIn(polls, i).length > 0, `slot ${i}: its share covered`);
+      if (begins >= expiresAt) assert.deepEqual(lateIn(polls, i), [], `slot ${i}: every app polled at the slot`);
     }
-    // Only the slot the killed collector had claimed and not polled may lack its apps: covered the slot after.
-    const missingSlots = new Set(missing.map((m) => m.split('@')[1]));
-    assert.ok(missingSlots.size <= 1, `apps missing in more than the slot of the kill: ${missing.join(', ')}`);
+    assert.equal(await livePeers(), 1);
+    await stop(first);
   });
 
   it('two collectors following one router log read each line once', async () => {
@@ -160,50 +239,5 @@ describe('collectors side by side', () => {
     for (const c of collectors) await stop(c);
     assert.equal(read, requests.length, 'the lines read by both collectors together: each once');
     assert.equal(await stored(), requests.length);
-  });
-
-  it('a collector whose reader lease expired cannot move the checkpoint; a poll is claimed once, old claims go', async () => {
-    const pool = new pg.Pool({ connectionString: db.url });
-    /** @param {string} holder */
-    const save = (holder) =>
-      withLease({ reader: 'router-log-file', holder }, () =>
-        withClient(pool, async (client) => {
-          await client.query('BEGIN');
-          try {
-            await saveCheckpoint(client, { source: 'router-log-file:/x', position: holder });
-            await client.query('COMMIT');
-          } catch (err) {
-            await client.query('ROLLBACK');
-            throw err;
-          }
-        }),
-      );
-    try {
-      await migrate(pool, pino({ level: 'silent' }));
-      assert.equal(await takeLease(pool, { reader: 'router-log-file', holder: 'a', ms: 300 }), true);
-      assert.equal(await takeLease(pool, { reader: 'router-log-file', holder: 'b', ms: 60_000 }), false, 'a holds it');
-      await save('a');
-      await sleep(500);
-      assert.equal(await takeLease(pool, { reader: 'router-log-file', holder: 'b', ms: 60_000 }), true, 'expired');
-      await assert.rejects(save('a'), /another collector took this reader over/);
-      await save('b');
-      const { rows } = await db.query("SELECT position FROM ingest_checkpoints WHERE source = 'router-log-file:/x'");
-      assert.deepEqual(rows, [{ position: 'b' }]);
-
-      // Claims of slots more than a day old are removed as polls go.
-      const slot = new Date('2026-11-22T10:00:00Z');
-      const claim = { appGuids: ['a', 'b'], holder: 'x' };
-      await claimPolls(pool, { ...claim, slot: new Date(slot.getTime() - 86_400_000 - 1000) });
-      assert.deepEqual([...(await claimPolls(pool, { ...claim, slot }))].sort(), ['a', 'b']);
-      assert.deepEqual([...(await claimPolls(pool, { ...claim, slot }))], [], 'claimed once');
-      await forgetOldClaims(pool, slot);
-      const left = await db.query('SELECT slot FROM poll_claims');
-      assert.deepEqual(
-        left.rows.map((r) => r.slot.getTime()),
-        [slot.getTime(), slot.getTime()],
-      );
-    } finally {
-      await pool.end();
-    }
   });
 });
