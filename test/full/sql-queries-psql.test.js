@@ -5,35 +5,22 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
-import pino from 'pino';
 import { parse } from 'csv-parse/sync';
-import { migrate } from '../../exporters/postgres/migrate.js';
 import { QUERIES_DIR, runSqlQuery } from '../../exporters/postgres/queries/report.js';
-import { startTestDatabase } from '../support/database.js';
-import { seedQueryRuns } from '../support/report-runs.js';
+import { startQueryRuns } from '../support/report-command-runs.js';
 
-/** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
-let db;
-/** @type {number[]} */
-let rounds;
-/** @type {number} */
-let bare;
-
+/** @type {Awaited<ReturnType<typeof startQueryRuns>>} */
+let seeded;
 before(async () => {
-  db = await startTestDatabase();
-  await migrate(db.pool, pino({ level: 'silent' }));
-  ({ rounds, bare } = await seedQueryRuns(db.query));
-  await db.query('ANALYZE');
+  seeded = await startQueryRuns();
 });
-
-after(async () => {
-  await db?.stop();
-});
+after(() => seeded?.db.stop());
 
 /** @param {number[]} ids */
 const variables = (ids) => ({ runs: `{${ids.join(',')}}`, trim: 0.1 });
 
 test('psql runs every file as it is, with trim defaulting to 0.1', async () => {
+  const { db, rounds, bare } = seeded;
   const psql = ['/usr/bin/psql', '/usr/local/bin/psql'].find((p) => fs.existsSync(p));
   assert.ok(psql, 'psql is not installed: apt-get install postgresql-client (.ci/run installs it)');
   for (const file of fs.readdirSync(QUERIES_DIR).filter((f) => f.endsWith('.sql'))) {

@@ -4,16 +4,13 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import pino from 'pino';
 import { compareRuns } from '../../collector/commands/report.js';
-import { migrate } from '../../exporters/postgres/migrate.js';
 import { QUERIES_DIR, runSqlQuery } from '../../exporters/postgres/queries/report.js';
 import { confidenceInterval, mean, percentile, stddevSample, studentT } from '../../report/statistics.js';
-import { startTestDatabase } from '../support/database.js';
-import { seedQueryRuns } from '../support/report-runs.js';
+import { startQueryRuns } from '../support/report-command-runs.js';
 
 const TRIM = 0.1;
-/** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
+/** @type {Awaited<ReturnType<typeof startQueryRuns>>['db']} */
 let db;
 /** @type {number[]} */
 let rounds;
@@ -21,10 +18,7 @@ let rounds;
 let bare;
 
 before(async () => {
-  db = await startTestDatabase();
-  await migrate(db.pool, pino({ level: 'silent' }));
-  ({ rounds, bare } = await seedQueryRuns(db.query));
-  await db.query('ANALYZE');
+  ({ db, rounds, bare } = await startQueryRuns());
 });
 
 after(async () => {

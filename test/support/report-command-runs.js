@@ -1,5 +1,6 @@
-// The runs `paasmon report` is tried on: a scaling series of a USL-shaped load, a run of hostile
-// labels, paths and meta, a run without router records or samples; and `paasmon report` on them.
+// Databases of seeded runs for the report tests: the runs `paasmon report` is tried on (a scaling
+// series of a USL-shaped load, a run of hostile labels, paths and meta, a run without router records
+// or samples) with `paasmon report` on them; and the runs the sql/queries tests read.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +9,7 @@ import { migrate } from '../../exporters/postgres/migrate.js';
 import { uslThroughput } from '../../report/usl.js';
 import { runCli } from './cli.js';
 import { startTestDatabase } from './database.js';
-import { seedRun } from './report-runs.js';
+import { seedQueryRuns, seedRun } from './report-runs.js';
 
 export const HOSTILE_LABEL = '<script>alert(1)</script>';
 export const HOSTILE_PATH = '/a "quoted", comma\nnewline';
@@ -84,4 +85,13 @@ export async function startReportRuns() {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A fresh database with the runs of seedQueryRuns: three rounds of one setup and a bare run. */
+export async function startQueryRuns() {
+  const db = await startTestDatabase();
+  await migrate(db.pool, pino({ level: 'silent' }));
+  const { rounds, bare } = await seedQueryRuns(db.query);
+  await db.query('ANALYZE');
+  return { db, rounds, bare };
 }
