@@ -1,4 +1,4 @@
-// The ingest chaos scenarios of test/integration/chaos-ingest.test.js, longer: more documents,
+// The ingest chaos scenarios of test/full/chaos-ingest.test.js, longer: more documents,
 // many more SIGKILLs of `paasmon ingest`, several search-node deaths. Prints the figures of each.
 // Run: npm run bench -- chaos   (BENCH_CHAOS_DOCS, BENCH_CHAOS_KILLS, BENCH_CHAOS_NODE_KILLS, BENCH_CHAOS_SEED)
 import pino from 'pino';

@@ -15,7 +15,7 @@ import { createCloudControllerSource } from './sources/cloud-controller/index.js
 import { headerLogField } from './sources/router-logs/correlation-ids.js';
 import { createRouterLogSource } from './sources/router-logs/index.js';
 import { drainConfigured, startDrain } from './sources/syslog-drain/index.js';
-import { startRetentionJob } from './commands/prune.js';
+import { startRetentionJob } from './retention-job.js';
 
 /**
  * A job: its name, a schedule or a trigger, its run, its close (pipeline/run-jobs.js LoopJob), and
@@ -197,7 +197,7 @@ function drainJob(config, { log, prometheus, pool, schemaReady }) {
 }
 
 /**
- * Partitions of the coming days, and RETENTION's prune, on their own hourly timer (commands/prune.js).
+ * Partitions of the coming days, and RETENTION's prune, on their own hourly timer (retention-job.js).
  * @param {import('./config/index.js').Config} config @param {JobDeps} deps @returns {CollectorJob}
  */
 function retentionJob(config, { pool, log, schemaReady }) {

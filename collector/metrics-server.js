@@ -1,9 +1,11 @@
 // GET /metrics (Prometheus text; bearer token when configured, closed on Cloud Foundry without one),
 // GET /healthz (the detailed report, JSON), GET /livez (liveness: restart me) and GET /readyz
-// (readiness: route to me).
+// (readiness: route to me); the load generator's /metrics while `loadgen` or `worker` drives a run.
 import crypto from 'node:crypto';
+import { once } from 'node:events';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { createPrometheusSink } from '../exporters/prometheus.js';
 
 /**
  * /livez fails once the event loop stood still longer than this (and for STALL_MEMORY_MS after):
@@ -149,6 +151,43 @@ export function watchEventLoop({ maxStallMs = MAX_LOOP_STALL_MS, memoryMs = STAL
     },
     stop() {
       clearInterval(timer);
+    },
+  };
+}
+
+/**
+ * /metrics of the load generator while it runs (of a worker, while it lives). Undefined when no port is asked for.
+ * @param {number | undefined} port @param {import('./config/index.js').Config} config
+ * @param {import('pino').Logger} log
+ */
+export async function serveLoadgenMetrics(port, config, log) {
+  if (port === undefined) return undefined;
+  const sink = createPrometheusSink({ runSeriesTtlMs: config.metricsRunSeriesTtlMs });
+  const server = createHttpServer({
+    registry: sink.registry,
+    ...metricsAccess(config),
+    log,
+    health: async () => ({ healthy: true, body: { status: 'ok', source: 'loadgen' } }),
+  });
+  server.listen(port);
+  await once(server, 'listening').catch((err) => {
+    const reason = err.code === 'EADDRINUSE' ? 'is in use by another process' : `cannot be listened on: ${err.message}`;
+    throw new Error(`--metrics-port ${port} (or $PORT) ${reason}`, { cause: err });
+  });
+  log.info(
+    { port: /** @type {import('node:net').AddressInfo} */ (server.address()).port },
+    'loadgen: serving /metrics',
+  );
+  return {
+    /** @param {import('../core/types.js').LoadgenRequest} request */
+    observe: (request) => sink.write([request]),
+    /** @param {number} run */
+    recordWait: (run) => sink.countRecordWait(run),
+    /** @param {number} run */
+    runEnded: (run) => sink.runEnded(run),
+    close: async () => {
+      await sink.close();
+      await new Promise((resolve) => server.close(() => resolve(undefined)));
     },
   };
 }

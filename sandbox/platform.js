@@ -15,7 +15,7 @@ import { instanceCommand, pinning } from './instance-command.js';
 import { makeApp, startCfSimulator } from './cf-simulator.js';
 import { startGorouterStandin } from './gorouter-standin.js';
 import { createProcUsage } from './proc-usage.js';
-import { freePort } from '../exporters/postgres/embedded-server.js';
+import { freePort } from '../core/ports.js';
 
 const START_TIMEOUT_MS = 15_000;
 

@@ -1,52 +1,13 @@
 // `paasmon loadgen`: one load run from the command line, recorded into a run (given, or new),
 // with /metrics while it runs when asked (or when Cloud Foundry gives the app a $PORT).
-import { once } from 'node:events';
 import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { finishRun, getRun, startRun } from '../../exporters/postgres/queries/runs.js';
-import { createPrometheusSink } from '../../exporters/prometheus.js';
 import { runLoad } from '../../loadgen/run.js';
-import { createHttpServer, metricsAccess } from '../metrics-server.js';
+import { serveLoadgenMetrics } from '../metrics-server.js';
 import { loadgenOptions, numberFlag } from './flags.js';
 import { shutdownSignal } from './shutdown.js';
 import { openLoadgenRecording } from '../../exporters/postgres/loadgen-rows.js';
-
-/**
- * /metrics of the load generator while it runs (of a worker, while it lives). Undefined when no port is asked for.
- * @param {number | undefined} port @param {import('../config/index.js').Config} config
- * @param {import('pino').Logger} log
- */
-export async function serveLoadgenMetrics(port, config, log) {
-  if (port === undefined) return undefined;
-  const sink = createPrometheusSink({ runSeriesTtlMs: config.metricsRunSeriesTtlMs });
-  const server = createHttpServer({
-    registry: sink.registry,
-    ...metricsAccess(config),
-    log,
-    health: async () => ({ healthy: true, body: { status: 'ok', source: 'loadgen' } }),
-  });
-  server.listen(port);
-  await once(server, 'listening').catch((err) => {
-    const reason = err.code === 'EADDRINUSE' ? 'is in use by another process' : `cannot be listened on: ${err.message}`;
-    throw new Error(`--metrics-port ${port} (or $PORT) ${reason}`, { cause: err });
-  });
-  log.info(
-    { port: /** @type {import('node:net').AddressInfo} */ (server.address()).port },
-    'loadgen: serving /metrics',
-  );
-  return {
-    /** @param {import('../../core/types.js').LoadgenRequest} request */
-    observe: (request) => sink.write([request]),
-    /** @param {number} run */
-    recordWait: (run) => sink.countRecordWait(run),
-    /** @param {number} run */
-    runEnded: (run) => sink.runEnded(run),
-    close: async () => {
-      await sink.close();
-      await new Promise((resolve) => server.close(() => resolve(undefined)));
-    },
-  };
-}
 
 /** A live progress line on a terminal, rewritten in place. */
 export function terminalProgress() {

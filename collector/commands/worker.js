@@ -7,7 +7,7 @@ import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { finishDrivenRun, scheduledRuns, workerDroveRun } from '../../exporters/postgres/queries/runs.js';
 import { runLoad } from '../../loadgen/run.js';
 import { loadgenOptions } from './flags.js';
-import { serveLoadgenMetrics } from './loadgen.js';
+import { serveLoadgenMetrics } from '../metrics-server.js';
 import { shutdownSignal } from './shutdown.js';
 import { openLoadgenRecording } from '../../exporters/postgres/loadgen-rows.js';
 

@@ -14,7 +14,6 @@ import { withLock } from './embedded/lock.js';
 import { usablePort } from './embedded/ports.js';
 
 export { embeddedPaths, embeddedUrl, recordedPort, runningServer } from './embedded/data-dir.js';
-export { freePort } from './embedded/ports.js';
 
 const START_TIMEOUT_S = 60;
 

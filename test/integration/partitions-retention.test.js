@@ -10,7 +10,7 @@ import pino from 'pino';
 import { MIGRATIONS_DIR, migrate } from '../../exporters/postgres/migrate.js';
 import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
 import { preparePartitions } from '../../exporters/postgres/partitions.js';
-import { startRetentionJob } from '../../collector/commands/prune.js';
+import { startRetentionJob } from '../../collector/retention-job.js';
 import { QUERIES_DIR, loadSqlQuery } from '../../exporters/postgres/queries/report.js';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';

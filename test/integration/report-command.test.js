@@ -1,99 +1,31 @@
 // `paasmon report` as a user runs it: every format, exit codes, escaping of hostile data, notes
-// on missing data, and the HTML opened in a real headless Chromium.
+// on missing data. The HTML opened in a real headless Chromium: test/full/report-html.test.js.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import pino from 'pino';
 import { parse } from 'csv-parse/sync';
-import { migrate } from '../../exporters/postgres/migrate.js';
-import { uslThroughput } from '../../report/usl.js';
-import { findChromium, launchChromium } from '../support/chromium.js';
-import { runCli } from '../support/cli.js';
-import { startTestDatabase } from '../support/database.js';
-import { seedRun } from '../support/report-runs.js';
+import { HOSTILE_LABEL, HOSTILE_META, LOADS, startReportRuns } from '../support/report-command-runs.js';
 
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
-const HOSTILE_LABEL = '<script>alert(1)</script>';
-const HOSTILE_PATH = '/a "quoted", comma\nnewline';
-const HOSTILE_META = { note: '<img src=x onerror=alert(2)>', 'k,1': 'a\nb "c"' };
-const LOADS = [1, 2, 4, 8, 12, 16];
-
-/** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
-let db;
+/** @type {Awaited<ReturnType<typeof startReportRuns>>} */
+let runs;
 /** @type {number[]} */
-const scaling = [];
-/** @type {number} */
-let hostile;
-/** @type {number} */
-let missing;
-/** @type {string} */
-let dir;
+let scaling = [];
+let hostile = 0;
+let missing = 0;
+let dir = '';
 
 before(async () => {
-  db = await startTestDatabase({ bulk: true });
-  await migrate(db.pool, pino({ level: 'silent' }));
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-report-'));
-  const base = Date.parse('2026-05-01T08:00:00Z');
-  for (const [i, n] of LOADS.entries()) {
-    const throughput = uslThroughput(200, 0.05, 0.01, n);
-    scaling.push(
-      await seedRun(db.query, {
-        label: 'nodejs scaling',
-        app: 'shop',
-        implementation: 'nodejs',
-        instances: 1,
-        coresPerInstance: 1,
-        parallel: n,
-        start: new Date(base + i * 600_000),
-        spanS: 20,
-        successful: Math.round(throughput * 20),
-        serverErrors: n,
-        timeouts: 1,
-        durationSql: `${((1000 * n) / throughput).toFixed(3)} + (i % 7) * 0.1`,
-        cpuPolls: [10 + 6 * n, 8 + 6 * n],
-        pollS: 2,
-        memMiBPerInstance: 100 + 5 * n,
-      }),
-    );
-  }
-  hostile = await seedRun(db.query, {
-    label: HOSTILE_LABEL,
-    app: 'evil',
-    implementation: 'java"<b>',
-    instances: 2,
-    coresPerInstance: 2,
-    parallel: 3,
-    meta: HOSTILE_META,
-    start: new Date(base + 10 * 600_000),
-    spanS: 20,
-    successful: 400,
-    path: HOSTILE_PATH,
-    cpuPolls: [120, 80],
-    pollS: 2,
-  });
-  missing = await seedRun(db.query, {
-    label: 'no router, no samples',
-    app: 'bare',
-    start: new Date(base + 11 * 600_000),
-    spanS: 10,
-    successful: 100,
-    router: false,
-  });
-  await db.query('ANALYZE');
+  runs = await startReportRuns();
+  ({ scaling, hostile, missing, dir } = runs);
 });
 
 after(async () => {
-  await db?.stop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await runs?.stop();
 });
 
-const all = () => [...scaling, hostile, missing].join(',');
-/** @param {string[]} args */
-const report = (args) =>
-  runCli(['report', ...args], { DATABASE_URL: db.url, LOG_LEVEL: 'warn' }, { timeoutMs: 120_000 });
+const all = () => runs.all();
+const report = (/** @type {string[]} */ args) => runs.report(args);
 
 test('json: every run, the scalability fit through the scaling series, notes naming the missing data and its command', async () => {
   const { code, stdout, stderr } = await report(['--runs', all(), '--format', 'json']);
@@ -237,149 +169,4 @@ test('--label selects the runs of a label; --out writes the file', async () => {
     parse(fs.readFileSync(out, 'utf8'), { columns: true }).map((/** @type {any} */ r) => Number(r.run_id)),
     scaling,
   );
-});
-
-// The axis names each chart must show (with units).
-const AXES = {
-  'throughput-cpu': ['throughput (successful req/s)', 'CPU avg (% of one core, sum of instances)'],
-  'latency-throughput': ['throughput (successful req/s)', 'e2e mean response time (ms)'],
-  'memory-cpu': ['CPU avg (% of one core, sum of instances)', 'memory avg (MiB, sum of instances)'],
-  'usl-nodejs': ['load (parallel requests)', 'throughput (successful req/s)'],
-  'latency-percentiles': ['run', 'latency (ms)'],
-  'latency-breakdown': ['run', 'mean time (ms)'],
-  'instance-cpu': ['seconds since run start (s)', 'CPU (% of one core)'],
-  'instance-memory': ['seconds since run start (s)', 'memory (MiB)'],
-};
-
-test('html: self-contained, opens offline in headless Chromium with every chart drawn, no script, no request', async (t) => {
-  const executable = findChromium();
-  if (!executable) {
-    console.error(
-      '\n*** CHROMIUM NOT INSTALLED (apt-get install chromium): the HTML report is NOT checked in a browser ***\n',
-    );
-    t.skip('chromium not installed');
-    return;
-  }
-  const file = path.join(dir, 'report.html');
-  const run = await report(['--runs', all(), '--format', 'html', '--out', file]);
-  assert.equal(run.code, 0, run.stderr);
-  const html = fs.readFileSync(file, 'utf8');
-  // No element that loads or runs anything; the hostile meta's "src=" is text between entities.
-  assert.doesNotMatch(html, /<(script|link|img|iframe|object|embed)\b|<[^>]*\s(src|href)\s*=|@import|url\((?!#)/i);
-  const json = JSON.parse((await report(['--runs', all(), '--format', 'json'])).stdout);
-  const runs = /** @type {any[]} */ (json.runs);
-  const count = (/** @type {(r: any) => boolean} */ f) => runs.filter(f).length;
-  /** @type {Record<string, number>} marks each chart must draw: one per measured value */
-  const expectedMarks = {
-    'throughput-cpu': count((r) => r.cpu_percent_avg != null),
-    'latency-throughput': count((r) => r.e2e_mean_ms != null),
-    'memory-cpu': count((r) => r.mem_bytes_avg != null),
-    'usl-nodejs': LOADS.length,
-    'latency-percentiles': 4 * count((r) => r.e2e_p50_ms != null),
-    'latency-breakdown': 3 * count((r) => r.outside_router_mean_ms != null),
-    'instance-cpu': json.instanceSeries.length,
-    'instance-memory': json.instanceSeries.length,
-  };
-  assert.ok(
-    Object.values(expectedMarks).every((n) => n > 0),
-    JSON.stringify(expectedMarks),
-  );
-
-  const browser = await launchChromium(executable);
-  try {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    /** @type {string[]} */
-    const requests = [];
-    /** @type {string[]} */
-    const problems = [];
-    page.on('request', (r) => requests.push(r.url()));
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(String(e)));
-    await page.goto(`file://${file}`, { waitUntil: 'load' });
-    const charts = await page.$$eval('figure[data-chart]', (figures) =>
-      figures.map((f) => {
-        const svg = f.querySelector('svg');
-        const box = svg?.getBoundingClientRect();
-        const marks = svg
-          ? [...svg.querySelectorAll('[ecmeta_ssr_type="chart"]')].filter((m) => {
-              const b = m.getBoundingClientRect();
-              return b.width > 0 && b.height > 0;
-            }).length
-          : 0;
-        return {
-          id: f.getAttribute('data-chart'),
-          width: box?.width ?? 0,
-          height: box?.height ?? 0,
-          marks,
-          texts: svg ? [...svg.querySelectorAll('text')].map((x) => x.textContent) : [],
-        };
-      }),
-    );
-    for (const [id, axes] of Object.entries(AXES)) {
-      const chart = charts.find((c) => c.id === id);
-      assert.ok(chart, `chart ${id} present`);
-      assert.ok(chart.width > 300 && chart.height > 200, `${id} drawn (${chart.width}x${chart.height})`);
-      for (const name of axes)
-        assert.ok(chart.texts.includes(name), `${id}: axis "${name}" in ${JSON.stringify(chart.texts.slice(0, 40))}`);
-      assert.equal(
-        chart.marks,
-        expectedMarks[/** @type {keyof typeof expectedMarks} */ (id)],
-        `${id}: one visible mark per measured value`,
-      );
-    }
-    // The scatter charts say which point is which run, and show its numbers on hover (an SVG <title>).
-    const points = await page.$$eval('figure[data-chart]', (figures) =>
-      figures.map((f) => ({
-        id: f.getAttribute('data-chart'),
-        tips: [...f.querySelectorAll('[ecmeta_ssr_type="chart"]')].map(
-          (m) => m.querySelector(':scope > title')?.textContent,
-        ),
-        texts: [...f.querySelectorAll('svg text')].map((x) => x.textContent),
-      })),
-    );
-    /** @type {Record<string, [string, string]>} */
-    const scatter = {
-      'throughput-cpu': ['throughput_rps', 'cpu_percent_avg'],
-      'latency-throughput': ['throughput_rps', 'e2e_mean_ms'],
-      'memory-cpu': ['cpu_percent_avg', 'mem_bytes_avg'],
-    };
-    for (const [id, [xKey, yKey]] of Object.entries(scatter)) {
-      const chart = /** @type {{ tips: (string | undefined)[], texts: string[] }} */ (points.find((c) => c.id === id));
-      const drawn = runs.filter((r) => r[xKey] != null && r[yKey] != null);
-      assert.equal(chart.tips.length, drawn.length, id);
-      for (const run of drawn) {
-        // The scaling series varies parallel requests; the others are single runs: instances, if known.
-        const load =
-          run.implementation === 'nodejs'
-            ? `${run.parallel} parallel · `
-            : run.instances != null
-              ? `${run.instances} inst · `
-              : run.parallel != null
-                ? `${run.parallel} parallel · `
-                : '';
-        assert.ok(
-          chart.texts.includes(`${load}run ${run.run_id}`),
-          `${id}: label of run ${run.run_id} in ${chart.texts}`,
-        );
-        const tip = chart.tips.find((t) => t?.startsWith(`run ${run.run_id} `));
-        assert.ok(tip, `${id}: hover text of run ${run.run_id} in ${JSON.stringify(chart.tips)}`);
-        const y = yKey === 'mem_bytes_avg' ? run[yKey] / 1024 / 1024 : run[yKey];
-        for (const value of [run[xKey], y])
-          assert.ok(tip.includes(String(Number(value.toPrecision(5)))), `${id}: ${tip}`);
-      }
-    }
-    assert.equal(problems.length, 0, problems.join('\n'));
-    assert.deepEqual(requests, [`file://${file}`], 'nothing loaded but the file itself');
-    // The hostile label is shown as text, intact.
-    const cells = await page.$$eval('td', (tds) => tds.map((td) => td.textContent));
-    assert.ok(cells.includes(HOSTILE_LABEL));
-    assert.ok(cells.includes(HOSTILE_PATH), 'the path with its quotes, comma and newline');
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: path.join(ARTIFACTS, 'report.png'), fullPage: true });
-    assert.ok(fs.statSync(path.join(ARTIFACTS, 'report.png')).size > 10_000);
-  } finally {
-    await browser.close();
-  }
 });

@@ -1,22 +1,16 @@
 // Every query of sql/queries/ against a real PostgreSQL with seeded runs, its figures checked
-// against an independent computation in JavaScript from the raw rows; and through the real psql
-// when it is installed (.ci/run installs postgresql-client), as a user pastes them.
+// against an independent computation in JavaScript from the raw rows. Through the real psql, as a
+// user pastes them: test/full/sql-queries-psql.test.js.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { promisify } from 'node:util';
-import pino from 'pino';
-import { parse } from 'csv-parse/sync';
 import { compareRuns } from '../../collector/commands/report.js';
-import { migrate } from '../../exporters/postgres/migrate.js';
 import { QUERIES_DIR, runSqlQuery } from '../../exporters/postgres/queries/report.js';
 import { confidenceInterval, mean, percentile, stddevSample, studentT } from '../../report/statistics.js';
-import { startTestDatabase } from '../support/database.js';
-import { seedRun } from '../support/report-runs.js';
+import { startQueryRuns } from '../support/report-command-runs.js';
 
 const TRIM = 0.1;
-/** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
+/** @type {Awaited<ReturnType<typeof startQueryRuns>>['db']} */
 let db;
 /** @type {number[]} */
 let rounds;
@@ -24,38 +18,7 @@ let rounds;
 let bare;
 
 before(async () => {
-  db = await startTestDatabase();
-  await migrate(db.pool, pino({ level: 'silent' }));
-  const base = Date.parse('2026-03-01T12:00:00Z');
-  const round = (/** @type {number} */ r) =>
-    seedRun(db.query, {
-      label: 'java 2x1 core',
-      app: 'shop',
-      implementation: 'java',
-      instances: 2,
-      coresPerInstance: 1,
-      parallel: 4,
-      round: r,
-      start: new Date(base + r * 3_600_000),
-      spanS: 100,
-      successful: 1900 + 100 * r,
-      serverErrors: 30 + r,
-      timeouts: 10,
-      durationSql: `1 + (i * ${7919 + r} % 1000) / 50.0`,
-      cpuPolls: [150 + r, 130, 170 - 2 * r, 140],
-      memMiBPerInstance: 300 + r,
-      path: `/api/${r}`,
-    });
-  rounds = [await round(1), await round(2), await round(3)];
-  bare = await seedRun(db.query, {
-    label: 'no router, no samples',
-    app: 'bare',
-    start: new Date(base + 10 * 3_600_000),
-    spanS: 30,
-    successful: 300,
-    router: false,
-  });
-  await db.query('ANALYZE');
+  ({ db, rounds, bare } = await startQueryRuns());
 });
 
 after(async () => {
@@ -249,44 +212,5 @@ test('every file of sql/queries runs, for runs with and without router records a
   for (const file of files) {
     const rows = await runSqlQuery(db.pool, file.replace(/\.sql$/, ''), variables([...rounds, bare]));
     assert.ok(rows.length > 0, `${file} returned rows`);
-  }
-});
-
-test('psql runs every file as it is, with trim defaulting to 0.1', async (t) => {
-  const psql = ['/usr/bin/psql', '/usr/local/bin/psql'].find((p) => fs.existsSync(p));
-  if (!psql) {
-    console.error(
-      '\n*** psql NOT INSTALLED (apt-get install postgresql-client): the psql form of sql/queries is NOT tested ***\n',
-    );
-    t.skip('psql not installed');
-    return;
-  }
-  for (const file of fs.readdirSync(QUERIES_DIR).filter((f) => f.endsWith('.sql'))) {
-    const { stdout } = await promisify(execFile)(psql, [
-      db.url,
-      '-X',
-      '-q',
-      '--csv',
-      '-v',
-      'ON_ERROR_STOP=1',
-      '-v',
-      `runs={${[...rounds, bare].join(',')}}`,
-      '-f',
-      `${QUERIES_DIR}${file}`,
-    ]);
-    const fromPsql = parse(stdout, { columns: true });
-    const fromLoader = await runSqlQuery(db.pool, file.replace(/\.sql$/, ''), variables([...rounds, bare]));
-    assert.equal(fromPsql.length, fromLoader.length, file);
-    const firstColumn = Object.keys(fromLoader[0])[0];
-    assert.deepEqual(
-      fromPsql.map((/** @type {any} */ r) => String(r[firstColumn])),
-      fromLoader.map((r) => (r[firstColumn] === null ? '' : String(r[firstColumn]))),
-      file,
-    );
-    if (file === 'run_comparison.sql') {
-      fromPsql.forEach((/** @type {any} */ r, /** @type {number} */ i) =>
-        close(Number(r.throughput_rps), fromLoader[i].throughput_rps, 'psql throughput'),
-      );
-    }
   }
 });

@@ -1,5 +1,5 @@
 // Chaos scenarios for router-log ingest against a real OpenSearch and PostgreSQL, shared by
-// test/integration/chaos-ingest.test.js (small) and bench/chaos.bench.js (long). Each returns its
+// test/full/chaos-ingest.test.js (small) and bench/chaos.bench.js (long). Each returns its
 // figures; "lost" and "duplicated" are counted against the generated truth, not the parser.
 import pino from 'pino';
 import { loadConfig } from '../../collector/config/index.js';

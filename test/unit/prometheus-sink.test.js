@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { createPrometheusSink } from '../../exporters/prometheus.js';
 
@@ -78,19 +77,5 @@ describe('prometheus sink', () => {
       (await series(sink.registry, 'paasmon_instance_up')).map((s) => s.value),
       [0],
     );
-  });
-
-  it('renders metrics that promtool accepts', async () => {
-    // prom-client's own default metrics (nodejs_active_handles_total gauges) fail promtool's lint;
-    // this checks paasmon's metrics.
-    const sink = createPrometheusSink({ collectDefaultMetrics: false });
-    sink.write([sample(0)], { complete: true });
-    sink.self.errors.inc({ source: 'cloud-controller', reason: 'timeout' });
-    sink.self.pollDuration.observe({ source: 'cloud-controller' }, 0.2);
-    const text = await sink.registry.metrics();
-    const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
-    assert.equal(check.error, undefined, 'promtool must be installed (apt-get install prometheus)');
-    assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
-    assert.doesNotMatch(text, /\binstance="/, 'the label "instance" belongs to Prometheus');
   });
 });

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../../exporters/postgres/embedded-server.js';
+import { freePort } from '../../../core/ports.js';
 import { onPath } from '../../../sandbox/bulletin-board-java/launch.js';
 
 /** @typedef {ReturnType<typeof import('../../../sandbox/supervisor.js').createSupervisor>} Supervisor */

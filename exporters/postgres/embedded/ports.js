@@ -1,5 +1,6 @@
 // The server's TCP port: the one recorded in the data directory while it is free, else a new free one.
 import net from 'node:net';
+import { freePort } from '../../../core/ports.js';
 import { recordedPort } from './data-dir.js';
 
 /** The recorded port when it is free, else a new free one (recorded by the caller). @param {string} dataDir */
@@ -15,17 +16,5 @@ function isFree(port) {
     const server = net.createServer();
     server.once('error', () => resolve(false));
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/** A TCP port free on 127.0.0.1 right now. @returns {Promise<number>} */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = /** @type {import('node:net').AddressInfo} */ (server.address());
-      server.close(() => resolve(address.port));
-    });
   });
 }
