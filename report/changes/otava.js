@@ -2,7 +2,8 @@
 // compute_change_points; Fleming et al., "Hunter", ICPE 2023), plus a minimum segment length
 // (proposed in apache/otava#150) and a leave-one-out test, so that one outlier run is not a change.
 // minSegment 1 is Otava.
-import { compareSegments, divisiveChangePoints, intervals, statsAt } from './e-divisive.js';
+import { divisiveChangePoints, intervals, statsAt } from './e-divisive.js';
+import { tTestPValue } from './numeric.js';
 
 /** @typedef {import('./e-divisive.js').ChangePoint} ChangePoint */
 
@@ -63,6 +64,27 @@ function remove(points, at, neighbours, values) {
     if (i >= 0 && i < points.length) points[i] = { ...points[i], stats: statsAt(points[i].index, values, segments) };
 }
 
+/** A segment's count, mean and sum of squared deviations. @param {number[]} xs */
+function moments(xs) {
+  const mean = xs.reduce((sum, x) => sum + x, 0) / xs.length;
+  return { n: xs.length, mean, m2: xs.reduce((sum, x) => sum + (x - mean) ** 2, 0) };
+}
+
+/**
+ * The t-test's p-value of `side` without the value x against `other` (a segment of one value or
+ * none cannot be tested: 1).
+ * @param {{ n: number, mean: number, m2: number }} side @param {number} x
+ * @param {{ n: number, mean: number, m2: number }} other
+ */
+function pWithout(side, x, other) {
+  const n = side.n - 1;
+  if (n < 1 || n + other.n <= 2) return 1;
+  const mean = (side.n * side.mean - x) / n;
+  const std = n >= 2 ? Math.sqrt(Math.max(0, side.m2 - (x - side.mean) * (x - mean)) / n) : 0;
+  const otherStd = other.n >= 2 ? Math.sqrt(other.m2 / other.n) : 0;
+  return tTestPValue(mean, std, n, other.mean, otherStd, other.n);
+}
+
 /**
  * Whether the point between values[from, at) and values[at, to) is still significant with any one
  * of those values left out: a change that one outlier run makes is not one.
@@ -71,11 +93,9 @@ function remove(points, at, neighbours, values) {
 function holdsWithoutAnyOne(values, from, at, to, maxPValue) {
   const left = values.slice(from, at);
   const right = values.slice(at, to);
-  const without = (/** @type {number[]} */ xs, /** @type {number} */ j) => [...xs.slice(0, j), ...xs.slice(j + 1)];
-  return (
-    left.every((_, j) => compareSegments(without(left, j), right).pValue <= maxPValue) &&
-    right.every((_, j) => compareSegments(left, without(right, j)).pValue <= maxPValue)
-  );
+  const l = moments(left);
+  const r = moments(right);
+  return left.every((x) => pWithout(l, x, r) <= maxPValue) && right.every((x) => pWithout(r, x, l) <= maxPValue);
 }
 
 /**
@@ -87,13 +107,21 @@ function holdsWithoutAnyOne(values, from, at, to, maxPValue) {
  */
 export function merge(weak, values, { maxPValue, minMagnitude, minSegment }) {
   const points = [...weak];
+  // A point's fragility depends only on its two segments: each is judged once.
+  /** @type {Map<string, boolean>} */
+  const holds = new Map();
+  const robust = (/** @type {number} */ from, /** @type {number} */ at, /** @type {number} */ to) => {
+    const key = `${from} ${at} ${to}`;
+    if (!holds.has(key)) holds.set(key, holdsWithoutAnyOne(values, from, at, to, maxPValue));
+    return holds.get(key);
+  };
   while (points.length) {
     const bounds = [0, ...points.map((p) => p.index), values.length];
     const fragile = points.filter(
       (_, i) =>
         minSegment > 1 &&
         (Math.min(bounds[i + 1] - bounds[i], bounds[i + 2] - bounds[i + 1]) < minSegment ||
-          !holdsWithoutAnyOne(values, bounds[i], bounds[i + 1], bounds[i + 2], maxPValue)),
+          !robust(bounds[i], bounds[i + 1], bounds[i + 2])),
     );
     if (fragile.length) {
       // Both neighbours of the point dropped are tested again.
