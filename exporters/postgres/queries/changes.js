@@ -3,7 +3,7 @@
 
 /**
  * @param {import('pg').Pool} pool @param {{ label?: string, app?: string }} selection
- * @returns {Promise<import('../../../report/changes/history.js').HistoryRow[]>}
+ * @returns {Promise<Array<{ run_id: number, label: string, started_at: string } & Record<string, any>>>}
  */
 export async function loadRunHistory(pool, selection) {
   const { rows } = await pool.query(
