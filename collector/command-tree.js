@@ -156,7 +156,7 @@ export function addLoadCommands(program, verb) {
     .action(verb('correlate', 'correlateCommand'));
 }
 
-/** report, demo. @param {Command} program @param {Verb} verb */
+/** report, changes, demo. @param {Command} program @param {Verb} verb */
 export function addAnalysisCommands(program, verb) {
   program
     .command('report')
@@ -173,6 +173,25 @@ export function addAnalysisCommands(program, verb) {
     .option('--scale-by <load>', 'load of the scalability fit: auto, parallel or instances (auto)')
     .option('--recompute', 'aggregate every request again instead of reading the figures stored for unchanged runs')
     .action(verb('report', 'reportCommand'));
+
+  program
+    .command('changes')
+    .description(
+      "change points in the history of runs of one label or app (Apache Otava's method: E-divisive means " +
+        'with a t-test), each with its first run, figure, direction, size and the layer that moved',
+    )
+    .option('--label <label>', 'the runs with this label (one of --label and --app is required)')
+    .option('--app <name>', 'the runs of this app')
+    .option('--figure <name>', `one figure only: ${FIGURE_LIST}`)
+    .option('--format <f>', 'table, md or json (table)')
+    .option('--p-value <p>', 'largest p-value of a change point (0.001)')
+    .option('--magnitude <m>', 'smallest relative change of a change point, e.g. 0.05 for 5 % (0)')
+    .option('--window <n>', 'runs analysed at once (50)')
+    .option(
+      '--min-segment <n>',
+      'fewest runs between change points, so one outlier run is not a change (2; 1 as Otava)',
+    )
+    .action(verb('changes', 'changesCommand'));
 
   program
     .command('demo')
@@ -237,6 +256,11 @@ function groupCommand(parent, name, description) {
     group.error(sub ? `unknown command '${sub}' (one of ${subs})` : `missing command: one of ${subs}`);
   });
 }
+
+// run_history's figures (report/changes/history.js), listed here so that the tree loads no report code.
+const FIGURE_LIST =
+  'throughput_rps, e2e_mean_ms, e2e_p50_ms, e2e_p95_ms, e2e_p99_ms, outside_router_mean_ms, router_mean_ms, ' +
+  'error_ratio, cpu_ms_per_request, mem_bytes_avg';
 
 const IMPORT_FORMATS = 'k6-json, k6-csv, jmeter, gatling, locust, hey, vegeta';
 

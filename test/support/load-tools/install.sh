@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the real load tools the import tests run (JMeter, Gatling, Locust, hey, vegeta) into
-# $PAASMON_TOOLS_DIR (default .paasmon/tools under the repository, gitignored); a second run reuses it.
+# Installs the real load tools the import tests run (JMeter, Gatling, Locust, hey, vegeta) and Apache
+# Otava, which the change-point tests check `paasmon changes` against, into $PAASMON_TOOLS_DIR
+# (default .paasmon/tools under the repository, gitignored); a second run reuses it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 tools="${PAASMON_TOOLS_DIR:-$here/../../../.paasmon/tools}"
@@ -17,6 +18,11 @@ fi
 if [ ! -x "$tools/locust-venv/bin/locust" ]; then
   python3 -m venv "$tools/locust-venv"
   "$tools/locust-venv/bin/pip" install -q --no-cache-dir locust==2.47.0
+fi
+
+if [ ! -x "$tools/otava-venv/bin/otava" ]; then
+  python3 -m venv "$tools/otava-venv"
+  "$tools/otava-venv/bin/pip" install -q --no-cache-dir apache-otava==0.8.0
 fi
 
 home="$tools/jmeter-5.6.3"
