@@ -1,5 +1,7 @@
 // The whole command tree, declared in this one file: each command's options and help, and which
 // export of collector/commands/ runs it (through the program's verb).
+import { FORMATS } from './sources/load-results/formats.js';
+
 /** @typedef {import('commander').Command} Command */
 /** @typedef {(module: string, name: string) => (...args: any[]) => Promise<void>} Verb */
 
@@ -233,7 +235,7 @@ function groupCommand(parent, name, description) {
   });
 }
 
-const IMPORT_FORMATS = 'k6-json, k6-csv, jmeter, gatling, locust, hey, vegeta';
+const IMPORT_FORMATS = FORMATS.join(', ');
 
 const CLOUD_CONTROLLER_ENV = `
 Environment (see docs/configuration.md):

@@ -5,7 +5,7 @@ import os from 'node:os';
 import { ConfigError } from '../../core/errors.js';
 import { keyValueFlags, numberFlag, timeFlag } from './flags.js';
 import { importResults } from '../pipeline/import.js';
-import { FORMATS, readLoadResults } from '../sources/load-results/index.js';
+import { formatNamed, readLoadResults } from '../sources/load-results/index.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { getRun, setRunTool, setRunWindow, startRun } from '../../exporters/postgres/queries/runs.js';
 
@@ -66,10 +66,7 @@ export function checkResultsFile(file) {
 
 /** @param {string | undefined} format */
 export function checkFormat(format) {
-  if (format !== undefined && !FORMATS.includes(format))
-    throw new ConfigError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`, {
-      variable: '--format',
-    });
+  if (format !== undefined) formatNamed(format);
 }
 
 /** @param {string} file @returns {NodeJS.ReadableStream} */
@@ -87,8 +84,7 @@ function openResults(file) {
  *   problem?: string }>}
  */
 export async function importFile(pool, { file, format: given, startedAtMs, maxRatio, target, window = true }) {
-  const { format, pages } = await readLoadResults(openResults(file), { format: given, startedAtMs });
-  const tool = format.replace(/-(json|csv)$/, '');
+  const { format, tool, pages } = await readLoadResults(openResults(file), { format: given, startedAtMs });
   let runId = target.runId;
   if (runId !== undefined && !(await getRun(pool, runId))) {
     throw new Error(`run ${runId} does not exist (paasmon run list shows the runs)`);
