@@ -5,30 +5,7 @@ import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { readLoadResults } from '../../collector/sources/load-results/index.js';
 import { xmlVariableName } from '../../collector/sources/load-results/jmeter.js';
-import { XML_JTL, jtl } from '../support/load-results-samples.js';
-
-/** @param {Iterable<Buffer> | AsyncIterable<Buffer>} chunks @param {object} [options] */
-async function readChunks(chunks, options = {}) {
-  const { format, variant, pages } = await readLoadResults(Readable.from(chunks), options);
-  /** @type {any[]} */
-  const records = [];
-  const skipped = new Map();
-  const examples = new Map();
-  for await (const page of pages) {
-    records.push(...page.records);
-    for (const [reason, n] of page.skipped) skipped.set(reason, (skipped.get(reason) ?? 0) + n);
-    for (const [reason, text] of page.examples) if (!examples.has(reason)) examples.set(reason, text);
-  }
-  return { format, variant, records, skipped, examples };
-}
-
-/** @param {string} text @param {number} [size] bytes per chunk */
-function chunked(text, size = 1 << 16) {
-  const bytes = Buffer.from(text);
-  const chunks = [];
-  for (let at = 0; at < bytes.length; at += size) chunks.push(bytes.subarray(at, at + size));
-  return chunks;
-}
+import { XML_JTL, jtl, readAll } from '../support/load-results.js';
 
 /** @param {any} r */
 const fields = (r) => [r.correlationId, r.startedAt, r.durationMs, r.status, r.error, r.method, r.url, r.bytes];
@@ -43,13 +20,13 @@ const SAMPLE = (/** @type {number} */ i, /** @type {string} */ rest = '') =>
 
 describe('JMeter JTL, tab-delimited and XML', () => {
   it('reads the same samples from the comma, tab and XML shapes', async () => {
-    const comma = await readChunks(chunked(jtl(',')));
+    const comma = await readAll(jtl(','));
     assert.equal(comma.records.length, 2);
     for (const [text, variant] of [
       [jtl('\t'), 'tab-delimited'],
       [XML_JTL, 'xml'],
     ]) {
-      const read = await readChunks(chunked(text));
+      const read = await readAll(text);
       assert.deepEqual([read.format, read.variant, [...read.skipped]], ['jmeter', variant, []]);
       assert.deepEqual(read.records.map(fields), comma.records.map(fields));
     }
@@ -76,7 +53,7 @@ describe('JMeter JTL, tab-delimited and XML', () => {
       '1795618318550\t7\tGET /\t200\tOK\tfalse\t"Assertion failed:\tbody"\thttp://h/\t',
       '1795618318560\t7\tGET /',
     ].join('\n');
-    const { records, skipped, examples } = await readChunks(chunked(text, 5));
+    const { records, skipped, examples } = await readAll(text, {}, 5);
     assert.deepEqual(
       records.map((r) => [r.method, r.url, r.error, r.correlationId]),
       [
@@ -102,7 +79,7 @@ describe('JMeter JTL, tab-delimited and XML', () => {
         'java.net.SocketTimeoutException" rm="Non HTTP response message: Read timed out" by="0"/>\n' +
         '<httpSample t="3" ts="1795618318590" s="true" lb="GET /x" rc="200" rm="OK" by="5"/>\n',
     );
-    const { records, skipped } = await readChunks(chunked(text, 3));
+    const { records, skipped } = await readAll(text, {}, 3);
     assert.deepEqual([...skipped], []);
     assert.deepEqual(
       records.map((r) => [r.startedAtMs, r.durationMs, r.status, r.error, r.method, r.url, r.bytes]),
@@ -125,7 +102,7 @@ describe('JMeter JTL, tab-delimited and XML', () => {
           '<java.net.URL>http://h/redirected</java.net.URL></httpSample>\n',
       ) + SAMPLE(41),
     );
-    const { records } = await readChunks(chunked(text));
+    const { records } = await readAll(text);
     assert.deepEqual(
       records.map((r) => [r.url, r.durationMs, r.status]),
       [
@@ -145,7 +122,7 @@ describe('JMeter JTL, tab-delimited and XML', () => {
       [between.slice(0, between.lastIndexOf('paasmon__id')), 2, [['truncated', 1]]],
     ];
     for (const [text, requests, skips] of cuts) {
-      const { records, skipped } = await readChunks(chunked(/** @type {string} */ (text), 7));
+      const { records, skipped } = await readAll(/** @type {string} */ (text), {}, 7);
       assert.equal(records.length, requests);
       assert.deepEqual([...skipped], skips);
     }
@@ -153,7 +130,7 @@ describe('JMeter JTL, tab-delimited and XML', () => {
 
   it('counts markup that is not well-formed as xml_framing with its line, and reads the samples around it', async () => {
     const text = xml(`${SAMPLE(1)}<httpSample t=5 ts="1" s="true"/>\n${SAMPLE(2)}`);
-    const { records, skipped, examples } = await readChunks(chunked(text));
+    const { records, skipped, examples } = await readAll(text);
     assert.deepEqual(
       records.map((r) => r.url),
       ['GET /1', 'GET /2'],
@@ -164,13 +141,16 @@ describe('JMeter JTL, tab-delimited and XML', () => {
 
   it('reads the XML the same in any chunking, a character split across chunks included', async () => {
     const text = xml(SAMPLE(1, '<java.net.URL>http://h/ä€😀</java.net.URL>') + SAMPLE(2));
-    const whole = await readChunks(chunked(text));
+    const whole = await readAll(text);
     assert.equal(whole.records[0].url, 'http://h/ä€😀');
-    for (const size of [1, 2, 3, 7]) assert.deepEqual((await readChunks(chunked(text, size))).records, whole.records);
+    for (const size of [1, 2, 3, 7]) assert.deepEqual((await readAll(text, {}, size)).records, whole.records);
   });
 
   it('streams: the first page comes before the file has been read to its end', async () => {
-    const chunks = chunked(xml(Array.from({ length: 3000 }, (_, i) => SAMPLE(i)).join('')), 4096);
+    const bytes = Buffer.from(xml(Array.from({ length: 3000 }, (_, i) => SAMPLE(i)).join('')));
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 4096) }, (_, i) =>
+      bytes.subarray(i * 4096, (i + 1) * 4096),
+    );
     let given = 0;
     async function* slowly() {
       for (const chunk of chunks) {

@@ -2,26 +2,8 @@
 // (binary since 3.13, text before) and format detection, from literal files, edge cases included.
 // k6 is AGPL and not run here: its lines follow the shapes k6's documentation gives for --out json.
 import assert from 'node:assert/strict';
-import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { readLoadResults } from '../../collector/sources/load-results/index.js';
-import { gatlingLog } from '../support/load-results-samples.js';
-
-/** @param {string | Buffer} content @param {object} [options] @param {number} [chunk] bytes per chunk */
-async function readAll(content, options = {}, chunk = 1 << 16) {
-  const bytes = Buffer.from(content);
-  const chunks = [];
-  for (let at = 0; at < bytes.length; at += chunk) chunks.push(bytes.subarray(at, at + chunk));
-  const { format, pages } = await readLoadResults(Readable.from(chunks), options);
-  /** @type {any[]} */
-  const records = [];
-  const skipped = new Map();
-  for await (const page of pages) {
-    records.push(...page.records);
-    for (const [reason, n] of page.skipped) skipped.set(reason, (skipped.get(reason) ?? 0) + n);
-  }
-  return { format, records, skipped };
-}
+import { gatlingLog, readAll } from '../support/load-results.js';
 
 describe('k6 --out json (shapes from k6 documentation)', () => {
   it('takes the http_req_duration points among other metrics, with ids from metadata or tags', async () => {

@@ -11,7 +11,7 @@ import { routerRequestFromEnvelope } from '../../collector/sources/log-cache/env
 import { IMPORT_FORMATS } from '../../collector/sources/load-results/formats.js';
 import { readLoadResults } from '../../collector/sources/load-results/index.js';
 import * as codes from '../../core/reason-codes.js';
-import { SAMPLES } from '../support/load-results-samples.js';
+import { SAMPLES } from '../support/load-results.js';
 
 const LINE =
   'app.example.com - [2025-09-18T05:32:10.722911143Z] "GET / HTTP/1.1" 200 0 323 "-" "curl" "10.0.0.1:1" ' +

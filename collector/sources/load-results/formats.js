@@ -54,6 +54,19 @@ const jtlHeader = (line, delimiter) => {
   return header.includes('timeStamp') && header.includes('elapsed');
 };
 
+/**
+ * A JTL of `delimiter` (JMeter's jmeter.save.saveservice.default_delimiter), read by its header.
+ * @param {string} variant @param {string} delimiter @returns {Shape}
+ */
+const jtlShape = (variant, delimiter) => ({
+  variant,
+  recognise: ({ line }) => jtlHeader(line, delimiter),
+  framing: 'csv',
+  delimiter,
+  header: true,
+  rows: (_, header) => jmeterRows(header ?? []),
+});
+
 /** @param {string[]} start @param {string} line */
 const startsWith = (start, line) => {
   const header = names(line, ',');
@@ -109,22 +122,8 @@ export const IMPORT_FORMATS = Object.freeze([
     name: 'jmeter',
     tool: 'jmeter',
     shapes: [
-      {
-        variant: 'csv',
-        recognise: ({ line }) => jtlHeader(line, ','),
-        framing: 'csv',
-        delimiter: ',',
-        header: true,
-        rows: (_, header) => jmeterRows(header ?? []),
-      },
-      {
-        variant: 'tab-delimited',
-        recognise: ({ line }) => jtlHeader(line, '\t'),
-        framing: 'csv',
-        delimiter: '\t',
-        header: true,
-        rows: (_, header) => jmeterRows(header ?? []),
-      },
+      jtlShape('csv', ','),
+      jtlShape('tab-delimited', '\t'),
       {
         variant: 'xml',
         recognise: ({ text }) => /^\s*(<\?xml[^>]*\?>\s*)?<testResults\b/.test(text),

@@ -1,6 +1,34 @@
-// One small well-formed result file of every format and shape of the import format list, keyed
-// `<format> <variant>`: the detection and reason-code tests go through the whole list with them,
-// so a shape added to the list without a sample here fails those tests.
+// The load-result tests' reader, and one small well-formed result file of every format and shape of
+// the import format list, keyed `<format> <variant>`: the detection and reason-code tests go through
+// the whole list with them, so a shape added to the list without a sample here fails those tests.
+import { Readable } from 'node:stream';
+import { readLoadResults } from '../../collector/sources/load-results/index.js';
+
+/**
+ * Reads `content` (fed in chunks of `chunkBytes`) to its end: its format, shape, every request, and
+ * the skips by reason with the first example of each.
+ * @param {string | Buffer} content
+ * @param {import('../../collector/sources/load-results/index.js').ReadOptions} [options]
+ * @param {number} [chunkBytes]
+ */
+export async function readAll(content, options = {}, chunkBytes = 1 << 16) {
+  const bytes = Buffer.from(content);
+  const chunks = [];
+  for (let at = 0; at < bytes.length; at += chunkBytes) chunks.push(bytes.subarray(at, at + chunkBytes));
+  const { pages, ...read } = await readLoadResults(Readable.from(chunks), options);
+  /** @type {any[]} */
+  const records = [];
+  /** @type {Map<string, number>} */
+  const skipped = new Map();
+  /** @type {Map<string, any>} the text of each, typed loosely for assert.match */
+  const examples = new Map();
+  for await (const page of pages) {
+    records.push(...page.records);
+    for (const [reason, n] of page.skipped) skipped.set(reason, (skipped.get(reason) ?? 0) + n);
+    for (const [reason, text] of page.examples) if (!examples.has(reason)) examples.set(reason, text);
+  }
+  return { ...read, records, skipped, examples };
+}
 
 const ID = '0b1e6f8a-1d2c-4e5f-8a9b-0c1d2e3f4a5b';
 const IDS = [ID, ID.replace('0b', '1b')];
