@@ -1,5 +1,7 @@
 // The whole command tree, declared in this one file: each command's options and help, and which
 // export of collector/commands/ runs it (through the program's verb).
+import { FORMATS } from './sources/load-results/formats.js';
+
 /** @typedef {import('commander').Command} Command */
 /** @typedef {(module: string, name: string) => (...args: any[]) => Promise<void>} Verb */
 
@@ -262,7 +264,7 @@ const FIGURE_LIST =
   'throughput_rps, e2e_mean_ms, e2e_p50_ms, e2e_p95_ms, e2e_p99_ms, outside_router_mean_ms, router_mean_ms, ' +
   'error_ratio, cpu_ms_per_request, mem_bytes_avg';
 
-const IMPORT_FORMATS = 'k6-json, k6-csv, jmeter, gatling, locust, hey, vegeta';
+const IMPORT_FORMATS = FORMATS.join(', ');
 
 const CLOUD_CONTROLLER_ENV = `
 Environment (see docs/configuration.md):

@@ -71,7 +71,11 @@ export const LOAD_RESULTS = Object.freeze({
   BAD_TIME: 'bad_time',
   BAD_JSON: 'bad_json',
   NOT_VEGETA: 'not_vegeta',
+  NOT_K6: 'not_k6',
+  NOT_GATLING: 'not_gatling',
   CSV_FRAMING: 'csv_framing',
+  XML_FRAMING: 'xml_framing',
+  CORRUPT: 'corrupt',
   TRUNCATED: 'truncated',
   NO_RUN_RECORD: 'no_run_record',
 });

@@ -2,6 +2,7 @@ import { correlationCounts } from '../../exporters/postgres/queries/correlation.
 import { formatTable } from './format.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { numberFlag } from './flags.js';
+import { recordIdsHint } from '../sources/load-results/formats.js';
 
 /**
  * @param {import('../config/index.js').Config} config
@@ -39,18 +40,6 @@ export function correlateCommand(config, { log, out, err }, flags) {
   });
 }
 
-/** How each tool can send one id per request (the snippets in loadgen/tools/). */
-const RECORD_IDS = {
-  hey: 'hey sends the same headers on every request and cannot; use vegeta, k6, or paasmon loadgen for a joined run',
-  jmeter:
-    'add loadgen/tools/jmeter-correlation.jmx (User Parameters paasmon_id = ${__UUID()}, a Header Manager) ' +
-    'and run with -Jsample_variables=paasmon_id',
-  gatling: 'put the id in the request name as loadgen/tools/GatlingCorrelation.java does',
-  locust: 'use the listener and the request context of loadgen/tools/locustfile.py',
-  vegeta: 'make targets with loadgen/tools/vegeta-targets.js (the id in the header and the URL)',
-  k6: 'send the id as loadgen/tools/k6-correlation.js does (a header and a trace_id tag per request)',
-};
-
 /**
  * A run whose tool recorded no ids: compared over its time window only; how to record them.
  * @param {import('../../exporters/postgres/queries/correlation.js').CorrelationCount} c
@@ -58,7 +47,7 @@ const RECORD_IDS = {
  */
 function withoutIds(c, config) {
   const tool = c.tool ?? 'the tool';
-  const how = RECORD_IDS[/** @type {keyof typeof RECORD_IDS} */ (c.tool ?? '')] ?? 'make it send one id per request';
+  const how = recordIdsHint(c.tool) ?? 'make it send one id per request';
   return (
     `${tool} recorded no correlation ids for ${c.without_ids} of ${c.requests} requests: those are compared over ` +
     `the run's time window only (throughput, latency, CPU, router percentiles). To join each request with its ` +

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { ConfigError } from '../../core/errors.js';
 import { keyValueFlags, numberFlag, timeFlag } from './flags.js';
 import { importResults } from '../pipeline/import.js';
-import { FORMATS, readLoadResults } from '../sources/load-results/index.js';
+import { formatNamed, readLoadResults } from '../sources/load-results/index.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { getRun, setRunTool, setRunWindow, startRun } from '../../exporters/postgres/queries/runs.js';
 
@@ -90,10 +90,7 @@ export function checkResultsFile(file) {
 
 /** @param {string | undefined} format */
 export function checkFormat(format) {
-  if (format !== undefined && !FORMATS.includes(format))
-    throw new ConfigError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`, {
-      variable: '--format',
-    });
+  if (format !== undefined) formatNamed(format);
 }
 
 /** @param {string} file @returns {NodeJS.ReadableStream} a read that fails says which file and why */
@@ -164,9 +161,8 @@ async function withRequests(pages, file) {
  *   problem?: string }>}
  */
 export async function importFile(pool, { file, format: given, startedAtMs, maxRatio, target, window = true }) {
-  const { format, pages: all } = await readResults(file, given, startedAtMs);
+  const { format, tool, pages: all } = await readResults(file, given, startedAtMs);
   const pages = await withRequests(all, file);
-  const tool = format.replace(/-(json|csv)$/, '');
   let runId = target.runId;
   if (runId !== undefined && !(await getRun(pool, runId))) {
     throw new Error(`run ${runId} does not exist (paasmon run list shows the runs)`);

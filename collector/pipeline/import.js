@@ -1,9 +1,8 @@
-// Load-tool results into loadgen_requests: the pages of the load-results source, each encoded for
-// COPY as it comes and written through the page writer, two at a time and committed in order.
-// Rows already stored under their (run, id) key are skipped, so importing a file again adds nothing.
-import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
-import { orderedWrites } from './ordered-writes.js';
-import { WRITES_IN_FLIGHT } from '../../core/tunables.js';
+// Load-tool results into loadgen_requests through the shared page path (pages.js ingestPages): the
+// pages of the load-results source, each given its run and encoded for COPY as it comes, written two
+// at a time and committed in order. Rows already stored under their (run, id) key are skipped, so
+// importing a file again adds nothing.
+import { ingestPages } from './pages.js';
 
 /**
  * @typedef {object} ImportResult
@@ -23,51 +22,49 @@ import { WRITES_IN_FLIGHT } from '../../core/tunables.js';
  * @returns {Promise<ImportResult>}
  */
 export async function importResults(pages, run, deps) {
-  const writePage = deps.writePage ?? createPageWriter(deps.pool);
-  /** @type {ImportResult} */
-  const result = {
-    records: 0,
-    inserted: 0,
-    withIds: 0,
-    skipped: new Map(),
-    examples: new Map(),
-    firstSentMs: undefined,
-    lastDoneMs: undefined,
-  };
-  const writes = orderedWrites(writePage, WRITES_IN_FLIGHT);
-  try {
-    for await (const page of pages) {
-      let first = result.firstSentMs ?? Infinity;
-      let last = result.lastDoneMs ?? -Infinity;
-      for (const record of page.records) {
-        record.runId = run.runId;
-        record.worker = run.worker;
-        if (record.startedAtMs < first) first = record.startedAtMs;
-        if (record.startedAtMs + record.durationMs > last) last = record.startedAtMs + record.durationMs;
-      }
-      if (page.records.length) [result.firstSentMs, result.lastDoneMs] = [first, last];
-      result.records += page.records.length;
-      result.withIds += page.withIds;
-      for (const [reason, n] of page.skipped) result.skipped.set(reason, (result.skipped.get(reason) ?? 0) + n);
-      for (const [reason, text] of page.examples) if (!result.examples.has(reason)) result.examples.set(reason, text);
-      if (!page.records.length) continue;
-      const encoded = encodeRecords('loadgen_request', page.records, page.records.length);
-      // Page n's rows go in once n-1's are (a row in both makes only the later wait), and commit after.
-      await writes.write(
-        {
+  let withIds = 0;
+  let firstSentMs = Infinity;
+  let lastDoneMs = -Infinity;
+  /** @type {Map<string, string>} */
+  const examples = new Map();
+  /** @type {import('../../core/types.js').PagedSource} */
+  const source = {
+    name: 'import',
+    async *readPages(_position, options) {
+      const encode = options?.encode;
+      for await (const page of pages) {
+        for (const record of page.records) {
+          record.runId = run.runId;
+          record.worker = run.worker;
+          if (record.startedAtMs < firstSentMs) firstSentMs = record.startedAtMs;
+          if (record.startedAtMs + record.durationMs > lastDoneMs) lastDoneMs = record.startedAtMs + record.durationMs;
+        }
+        withIds += page.withIds;
+        for (const [reason, text] of page.examples) if (!examples.has(reason)) examples.set(reason, text);
+        // Paged, every request has its key: the tool's id or one derived from the row.
+        const records = /** @type {any[]} */ (page.records);
+        const rows = records.length;
+        const encoded = rows && encode ? encode('loadgen_request', records, rows) : undefined;
+        const skipped = [...page.skipped.values()].reduce((sum, n) => sum + n, 0);
+        yield {
           kind: 'loadgen_request',
-          records: encoded ? [] : /** @type {any[]} */ (page.records),
+          records: encoded ? [] : records,
           encoded,
-          countOnly: true,
-        },
-        (inserted) => {
-          result.inserted += inserted.count;
-        },
-      );
-    }
-    await writes.drain();
-  } finally {
-    await writes.settled();
-  }
-  return result;
+          skipped: page.skipped,
+          read: rows + skipped,
+        };
+      }
+    },
+  };
+  const result = await ingestPages(source, { start: undefined, encoded: true }, deps);
+  const any = result.records > 0;
+  return {
+    records: result.records,
+    inserted: result.inserted,
+    withIds,
+    skipped: result.skipped,
+    examples,
+    firstSentMs: any ? firstSentMs : undefined,
+    lastDoneMs: any ? lastDoneMs : undefined,
+  };
 }

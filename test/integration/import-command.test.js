@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RUNS_SQL } from '../../dashboards/src/runs.js';
+import { recordIdsHint } from '../../collector/sources/load-results/formats.js';
 import { CLI, childEnv, runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 import { expandSql } from '../support/grafana.js';
@@ -196,6 +197,12 @@ describe('paasmon import', () => {
       'response-time,DNS+dialup,DNS,Request-write,Response-delay,Response-read,status-code,offset\n' +
         '0.0100,0.0002,0.0000,0.0002,0.0090,0.0001,200,0.0011\n0.0200,0,0,0,0.019,0.001,200,0.5000\n',
     );
+    const runsBefore = (await db.query('SELECT count(*)::int AS n FROM test_runs')).rows[0].n;
+    const unplaced = await runCli(['import', file, '--app', 'shop', '--label', 'hey'], env);
+    assert.equal(unplaced.code, 2);
+    assert.match(unplaced.stderr, /^paasmon: .*hey's offsets are relative to its start: give --started-at TIME/);
+    assert.equal(unplaced.stderr.trim().split('\n').length, 1);
+    assert.equal((await db.query('SELECT count(*)::int AS n FROM test_runs')).rows[0].n, runsBefore, 'no run left');
     const result = await runCli(
       ['import', file, '--app', 'shop', '--label', 'hey', '--started-at', '2026-11-25T11:00:00Z'],
       env,
@@ -220,6 +227,7 @@ describe('paasmon import', () => {
         'm',
       ),
     );
+    assert.ok(correlate.stdout.includes(/** @type {string} */ (recordIdsHint('hey'))), correlate.stdout);
     // Runs of different tools in one comparison, each naming its tool.
     const report = await runCli(['report', '--runs', `1,${runId}`, '--format', 'json', '--trim', '0'], env);
     assert.equal(report.code, 0, report.stderr);

@@ -1,24 +1,8 @@
 // The CSV result formats (JMeter JTL, hey, vegeta, k6) read from literal files, edge cases included.
 // k6 is AGPL and not run here: its rows follow the shapes k6's documentation gives for --out csv.
 import assert from 'node:assert/strict';
-import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { readLoadResults } from '../../collector/sources/load-results/index.js';
-
-/** @param {string | Buffer} content @param {object} [options] */
-async function readAll(content, options = {}) {
-  const { format, pages } = await readLoadResults(Readable.from([Buffer.from(content)]), options);
-  /** @type {any[]} */
-  const records = [];
-  const skipped = new Map();
-  const examples = new Map();
-  for await (const page of pages) {
-    records.push(...page.records);
-    for (const [reason, n] of page.skipped) skipped.set(reason, (skipped.get(reason) ?? 0) + n);
-    for (const [reason, text] of page.examples) if (!examples.has(reason)) examples.set(reason, text);
-  }
-  return { format, records, skipped, examples };
-}
+import { readAll } from '../support/load-results.js';
 
 const JTL_HEADER =
   'timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,' +

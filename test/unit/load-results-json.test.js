@@ -2,26 +2,8 @@
 // (binary since 3.13, text before) and format detection, from literal files, edge cases included.
 // k6 is AGPL and not run here: its lines follow the shapes k6's documentation gives for --out json.
 import assert from 'node:assert/strict';
-import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { readLoadResults } from '../../collector/sources/load-results/index.js';
-import { detectFormat } from '../../collector/sources/load-results/detect.js';
-
-/** @param {string | Buffer} content @param {object} [options] @param {number} [chunk] bytes per chunk */
-async function readAll(content, options = {}, chunk = 1 << 16) {
-  const bytes = Buffer.from(content);
-  const chunks = [];
-  for (let at = 0; at < bytes.length; at += chunk) chunks.push(bytes.subarray(at, at + chunk));
-  const { format, pages } = await readLoadResults(Readable.from(chunks), options);
-  /** @type {any[]} */
-  const records = [];
-  const skipped = new Map();
-  for await (const page of pages) {
-    records.push(...page.records);
-    for (const [reason, n] of page.skipped) skipped.set(reason, (skipped.get(reason) ?? 0) + n);
-  }
-  return { format, records, skipped };
-}
+import { gatlingLog, readAll } from '../support/load-results.js';
 
 describe('k6 --out json (shapes from k6 documentation)', () => {
   it('takes the http_req_duration points among other metrics, with ids from metadata or tags', async () => {
@@ -125,49 +107,6 @@ describe('Locust listener lines', () => {
   });
 });
 
-/** Gatling 3.13's binary log records, written as its LogFileDataWriter does (big-endian). */
-function gatlingLog() {
-  const parts = [];
-  const int32 = (n) => {
-    const b = Buffer.alloc(4);
-    b.writeInt32BE(n);
-    parts.push(b);
-  };
-  const byte = (n) => parts.push(Buffer.from([n]));
-  const string = (s) => {
-    int32(s.length);
-    if (s.length) parts.push(Buffer.from(s, 'latin1'), Buffer.from([0]));
-  };
-  const cached = (k, s) => (k > 0 ? (int32(k), string(s)) : int32(k));
-  byte(0);
-  string('3.13.5');
-  string('LiveSimulation');
-  const start = Buffer.alloc(8);
-  start.writeBigInt64BE(BigInt(Date.parse('2026-11-25T14:41:43.247Z')));
-  parts.push(start);
-  string('');
-  int32(1);
-  string('live');
-  int32(0);
-  (byte(2), int32(0), byte(1), int32(5));
-  const requestRecord = (first, start, end, ok, message) => {
-    byte(1);
-    int32(0);
-    if (first) cached(1, 'GET / 0b1e6f8a-1d2c-4e5f-8a9b-0c1d2e3f4a5b');
-    else cached(-1);
-    int32(start);
-    int32(end);
-    byte(ok ? 1 : 0);
-    if (message) cached(2, message);
-    else int32(0);
-  };
-  requestRecord(true, 10, 48, true, '');
-  requestRecord(false, 20, 27, false, 'status.find.in([200, 209], 304), found 503');
-  (byte(4), cached(-2), int32(30));
-  const whole = Buffer.concat(parts);
-  return whole;
-}
-
 describe('Gatling simulation.log', () => {
   it('reads the binary log of 3.13 in any chunking, a record cut at the end one skip', async () => {
     const log = gatlingLog();
@@ -205,36 +144,5 @@ describe('Gatling simulation.log', () => {
       ],
     );
     assert.deepEqual([...skipped], [['truncated', 1]]);
-  });
-});
-
-describe('format detection', () => {
-  it('tells every format from its head and refuses unknown or ambiguous content in one line', () => {
-    const heads = {
-      jmeter: 'timeStamp,elapsed,label,responseCode\n',
-      hey: 'response-time,DNS+dialup,DNS,Request-write,Response-delay,Response-read,status-code,offset\n',
-      'k6-csv': 'metric_name,timestamp,metric_value,check\n',
-      'k6-json': '{"type":"Metric","data":{},"metric":"vus"}\n',
-      vegeta: '{"seq":0,"latency":1,"timestamp":"2026-11-25T14:43:38Z","code":200}\n',
-      locust: '{"start_time": 1.5, "response_time": 2}\n',
-      gatling: 'RUN\tSim\tsim\t1609459200000\t \t3.9.5\n',
-    };
-    for (const [format, head] of Object.entries(heads)) assert.deepEqual(detectFormat(Buffer.from(head)), { format });
-    assert.deepEqual(detectFormat(gatlingLog()), { format: 'gatling' });
-    assert.deepEqual(detectFormat(Buffer.from('1795620993369898236,200,9640871,0,2,,b2s=,,0,GET,http://h/,\n')), {
-      format: 'vegeta',
-    });
-    assert.match(/** @type {any} */ (detectFormat(Buffer.from('hello world\n'))).problem, /is no known result format/);
-    assert.match(
-      /** @type {any} */ (detectFormat(Buffer.from('<?xml version="1.0"?>\n<testResults>'))).problem,
-      /save JMeter results as CSV/,
-    );
-    const both = '{"seq":0,"latency":1,"timestamp":"t","start_time":1,"response_time":2}\n';
-    assert.match(/** @type {any} */ (detectFormat(Buffer.from(both))).problem, /fits vegeta and locust/);
-  });
-
-  it('refuses an empty file and an unknown --format', async () => {
-    await assert.rejects(readAll(''), /the results are empty/);
-    await assert.rejects(readAll('x', { format: 'wrk' }), /--format must be one of k6-json/);
   });
 });

@@ -1,46 +1,17 @@
 // Skip and error reasons come from one frozen module: every reason the parsers give for bad input
 // is one of its codes, so a dashboard or alert never names a reason no source gives.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
+import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { parseGorouterLine } from '../../collector/sources/router-logs/gorouter.js';
 import { mapDocument } from '../../collector/sources/router-logs/documents.js';
 import { routerRequestFromSyslog } from '../../collector/sources/syslog-drain/records.js';
 import { createOctetCountingFramer } from '../../collector/sources/syslog-drain/rfc5424.js';
 import { routerRequestFromEnvelope } from '../../collector/sources/log-cache/envelopes.js';
+import { IMPORT_FORMATS } from '../../collector/sources/load-results/formats.js';
+import { readLoadResults } from '../../collector/sources/load-results/index.js';
 import * as codes from '../../core/reason-codes.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** @param {string} dir @returns {string[]} */
-const jsFiles = (dir) =>
-  fs
-    .readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
-    .map((entry) => path.join(entry.parentPath ?? entry.path, entry.name));
-
-/** A reason given as a string literal: `reason: 'x'`, `reason ?? 'x'`, `warn('x', ...)` (not a logger's). */
-const REASON_LITERALS = [
-  /\breason\s*[:=]\s*'([^']*)'/g,
-  /\breason\b[^\n;]*\?\?\s*'([^']*)'/g,
-  /(?<!log\.)\bwarn\??\.?\(\s*'([^']*)'/g,
-];
-
-/**
- * The reason literals of one source file, comments aside; any literal spelling a known code counts too.
- * @param {string} text @returns {string[]}
- */
-function reasonLiterals(text) {
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  const found = REASON_LITERALS.flatMap((pattern) => [...code.matchAll(pattern)].map((match) => match[1]));
-  for (const match of code.matchAll(/(?<!kind: )'([a-z][a-z0-9]*(?:_[a-z0-9]+)*)'/g)) {
-    // `error` is also an event's name; as a reason it is caught by the patterns above.
-    if (codes.ALL_REASONS.has(match[1]) && match[1] !== codes.JOB.ERROR) found.push(match[1]);
-  }
-  return found;
-}
+import { SAMPLES } from '../support/load-results.js';
 
 const LINE =
   'app.example.com - [2025-09-18T05:32:10.722911143Z] "GET / HTTP/1.1" 200 0 323 "-" "curl" "10.0.0.1:1" ' +
@@ -102,26 +73,54 @@ describe('reason codes', () => {
     for (const reason of reasons) assert.ok(codes.ALL_REASONS.has(reason), `${reason} is in core/reason-codes.js`);
   });
 
-  it('are imported, never spelled out, by the sources, the pipeline, the HTTP client and core', () => {
-    const spelled = ['collector/sources', 'collector/pipeline', 'collector/net', 'core'].flatMap((dir) =>
-      jsFiles(path.join(ROOT, dir))
-        .filter((file) => path.relative(ROOT, file) !== path.join('core', 'reason-codes.js'))
-        .flatMap((file) =>
-          reasonLiterals(fs.readFileSync(file, 'utf8')).map((reason) => `${path.relative(ROOT, file)}: '${reason}'`),
-        ),
-    );
-    assert.deepEqual(spelled, [], 'import these from core/reason-codes.js');
-  });
-
-  it('the scan finds a reason spelled out', () => {
-    assert.deepEqual(reasonLiterals("return { ok: false, reason: 'new_reason' };\n// reason: 'in_a_comment'"), [
-      'new_reason',
-    ]);
-    assert.deepEqual(reasonLiterals("ctx.warn('claims_unavailable', 'x');"), [
-      'claims_unavailable',
-      'claims_unavailable',
-    ]);
-    assert.deepEqual(reasonLiterals("if (bad) return 'short_row';"), ['short_row']);
-    assert.deepEqual(reasonLiterals("log.warn('a message'); socket.on('error', log);"), []);
+  it('name every reason the load-result parsers give for bad input, whatever the format and shape', async () => {
+    const reasons = new Set();
+    for (const format of IMPORT_FORMATS) {
+      for (const shape of format.shapes) {
+        const sample = Buffer.from(SAMPLES[`${format.name} ${shape.variant}`]);
+        for (const bad of badInputs(sample)) {
+          for (const [reason] of await skipsOf(bad, format.name)) reasons.add(reason);
+        }
+      }
+    }
+    for (const reason of reasons) assert.ok(codes.ALL_REASONS.has(reason), `${reason} is in core/reason-codes.js`);
+    for (const reason of ['not_k6', 'not_gatling', 'xml_framing', 'csv_framing', 'bad_json', 'truncated'])
+      assert.ok(reasons.has(reason), `bad input reached ${reason}: ${[...reasons].join(', ')}`);
   });
 });
+
+/**
+ * Bad variants of a good file: cut at several places, digits turned to letters, lines of other
+ * formats appended, and bytes overwritten at seeded random places.
+ * @param {Buffer} sample @returns {Buffer[]}
+ */
+function badInputs(sample) {
+  const cuts = [0.3, 0.5, 0.9].map((at) => sample.subarray(0, Math.floor(sample.length * at)));
+  const letters = Buffer.from(sample.toString('latin1').replace(/[0-9]/g, 'x'), 'latin1');
+  const junk = Buffer.concat([sample, Buffer.from('hello\n{}\n{"type":"x"}\n[1]\n1,2\n<x a=1 <\n"open\n')]);
+  const noise = Buffer.from(' ,\t"{}<>&x0\n\0\xff');
+  let seed = 7;
+  const random = (n) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  const overwritten = Array.from({ length: 12 }, () => {
+    const copy = Buffer.from(sample);
+    for (let i = 0; i < 4; i++) copy[random(copy.length)] = noise[random(noise.length)];
+    return copy;
+  });
+  return [...cuts, letters, junk, ...overwritten];
+}
+
+/**
+ * The skip reasons of reading `content` as `format`; a file that cannot be read at all must say so
+ * in one line.
+ * @param {Buffer} content @param {string} format @returns {Promise<Map<string, number>>}
+ */
+async function skipsOf(content, format) {
+  const skipped = new Map();
+  try {
+    const read = await readLoadResults(Readable.from([content]), { format, startedAtMs: 0 });
+    for await (const page of read.pages) for (const [reason, n] of page.skipped) skipped.set(reason, n);
+  } catch (err) {
+    assert.doesNotMatch(String(/** @type {Error} */ (err).message), /\n/);
+  }
+  return skipped;
+}

@@ -1,63 +1,11 @@
-// Row parsers of the CSV result files: JMeter's JTL, hey's `-o csv`, vegeta's `encode --to csv`
-// and k6's `--out csv`. Each takes the fields of one row (csv-parse has undone the quoting) and
-// returns a request, a skip reason, or null for a row that is no request.
+// Row parsers of the CSV result files: hey's `-o csv`, vegeta's `encode --to csv` and k6's
+// `--out csv` (JMeter's JTL is in jmeter.js). Each takes the fields of one row (csv-parse has
+// undone the quoting) and returns a request, a skip reason, or null for a row that is no request.
 import { LOAD_RESULTS } from '../../../core/reason-codes.js';
-import { errorOf, num, request, transportErrorKind } from './records.js';
+import { errorOf, num, request } from './records.js';
 
 /** @typedef {import('./records.js').LineResult} LineResult */
 /** @typedef {(fields: string[]) => LineResult} RowParser */
-
-/** @param {string[]} header @param {string} name */
-const column = (header, name) => header.indexOf(name);
-
-/** JTL columns that may hold the request's correlation id (a `sample_variables` column). */
-export const JMETER_ID_COLUMNS = ['paasmon_id', 'correlation_id', 'x-correlation-id', 'traceparent'];
-
-/**
- * JMeter JTL (CSV with a header): timeStamp is epoch ms at the sample's start (JMeter's shipped
- * sampleresult.timestamp.start=true), elapsed ms; a sample JMeter could not send has a
- * `Non HTTP response code: ...` instead of a status.
- * @param {string[]} header @returns {RowParser}
- */
-export function jmeterRows(header) {
-  const at = {
-    time: column(header, 'timeStamp'),
-    elapsed: column(header, 'elapsed'),
-    label: column(header, 'label'),
-    code: column(header, 'responseCode'),
-    message: column(header, 'responseMessage'),
-    success: column(header, 'success'),
-    failure: column(header, 'failureMessage'),
-    bytes: column(header, 'bytes'),
-    url: column(header, 'URL'),
-    id: header.findIndex((name) => JMETER_ID_COLUMNS.includes(name.toLowerCase())),
-  };
-  if (at.time < 0 || at.elapsed < 0 || at.success < 0)
-    throw new Error('JTL header lacks timeStamp, elapsed or success: save them (jmeter.save.saveservice.*)');
-  return (fields) => {
-    if (fields.length < header.length) return LOAD_RESULTS.SHORT_ROW;
-    const startedAtMs = num(fields[at.time]);
-    const durationMs = num(fields[at.elapsed]);
-    if (Number.isNaN(startedAtMs) || Number.isNaN(durationMs) || durationMs < 0) return LOAD_RESULTS.BAD_NUMBER;
-    const ok = fields[at.success] === 'true';
-    const code = at.code < 0 ? '' : fields[at.code];
-    const status = /^\d{3}$/.test(code) ? Number(code) : 0;
-    const message = (at.failure >= 0 && fields[at.failure]) || (at.message >= 0 ? fields[at.message] : '');
-    const bytes = at.bytes < 0 ? Number.NaN : num(fields[at.bytes]);
-    const label = at.label < 0 ? '' : fields[at.label];
-    return request({
-      correlationId: at.id < 0 ? null : fields[at.id],
-      startedAtMs,
-      durationMs,
-      status,
-      error: ok ? null : status ? message || `status ${status}` : transportErrorKind(`${code} ${message}`),
-      tool: 'jmeter',
-      method: /^(GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) /.exec(label)?.[1] ?? null,
-      url: (at.url >= 0 && fields[at.url]) || label || null,
-      bytes: Number.isNaN(bytes) ? null : bytes,
-    });
-  };
-}
 
 export const HEY_HEADER = [
   'response-time',

@@ -1,57 +1,70 @@
-// Which tool wrote a result file, from its first bytes: the header line of the CSV formats, the
-// first JSON object of the JSON-lines formats, Gatling's RUN record. Unknown or ambiguous content
-// is refused: a wrong guess would store wrong numbers.
-import { HEY_HEADER, K6_CSV_HEADER_START } from './csv-formats.js';
-import { looksLikeGatlingBinary } from './gatling.js';
+// Which format and shape a result file is, from its first bytes, by the recognisers of the format
+// list. Unknown or ambiguous content is refused: a wrong guess would store wrong numbers.
+import { IMPORT_FORMATS } from './formats.js';
 
-/** The formats `import --format` takes. */
-export const FORMATS = Object.freeze(['k6-json', 'k6-csv', 'jmeter', 'gatling', 'locust', 'hey', 'vegeta']);
+/** @typedef {import('./formats.js').Head} Head */
+/** @typedef {import('./formats.js').ImportFormat} ImportFormat */
+/** @typedef {import('./formats.js').Shape} Shape */
 
-/** @param {string} line @returns {any} */
-function firstObject(line) {
-  try {
-    return JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Every format the head could be (none, one, or several when it is ambiguous).
- * @param {Buffer} head
- * @returns {string[]}
- */
-export function candidateFormats(head) {
-  if (looksLikeGatlingBinary(head)) return ['gatling'];
-  const text = head.toString('utf8').replace(/^\uFEFF/, '');
+/** @param {Buffer} bytes @returns {Head} */
+export function headOf(bytes) {
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const line = text.split(/\r?\n/, 1)[0].trim();
-  const found = [];
-  if (line.startsWith('RUN\t')) found.push('gatling');
-  const header = line.split(',').map((name) => name.replace(/^"|"$/g, ''));
-  if (header.includes('timeStamp') && header.includes('elapsed')) found.push('jmeter');
-  if (HEY_HEADER.every((name, i) => header[i] === name)) found.push('hey');
-  if (K6_CSV_HEADER_START.every((name, i) => header[i] === name)) found.push('k6-csv');
-  if (/^\d{19},\d{1,3},\d+,\d+,\d+,/.test(line)) found.push('vegeta');
-  const object = line.startsWith('{') ? firstObject(line) : undefined;
-  if (object && typeof object === 'object') {
-    if ((object.type === 'Metric' || object.type === 'Point') && typeof object.metric === 'string')
-      found.push('k6-json');
-    if ('seq' in object && 'latency' in object && 'timestamp' in object) found.push('vegeta');
-    if ('start_time' in object && 'response_time' in object) found.push('locust');
+  let object;
+  if (line.startsWith('{')) {
+    try {
+      const value = JSON.parse(line);
+      if (value && typeof value === 'object') object = value;
+    } catch {
+      // not JSON: no JSON format's head
+    }
   }
-  return found;
+  return { bytes, text, line, object };
 }
 
 /**
- * The format of the head, or a one-line reason why it cannot be told.
- * @param {Buffer} head @returns {{ format: string } | { problem: string }}
+ * Every format and shape the head could be (none, one, or several when it is ambiguous).
+ * @param {Buffer} bytes @returns {Array<{ format: ImportFormat, shape: Shape }>}
  */
-export function detectFormat(head) {
-  const found = candidateFormats(head);
-  if (found.length === 1) return { format: found[0] };
-  const start = JSON.stringify(head.toString('utf8').split(/\r?\n/, 1)[0].slice(0, 60));
-  if (found.length > 1) return { problem: `its first line ${start} fits ${found.join(' and ')}` };
-  if (/^\s*</.test(head.toString('utf8', 0, 64)))
-    return { problem: 'it is XML: save JMeter results as CSV (jmeter.save.saveservice.output_format=csv)' };
+export function candidateShapes(bytes) {
+  const head = headOf(bytes);
+  return IMPORT_FORMATS.flatMap((format) =>
+    format.shapes.filter((shape) => shape.recognise(head)).map((shape) => ({ format, shape })),
+  );
+}
+
+/**
+ * The shape of a format given by --format: the one its head fits, else the format's first.
+ * @param {ImportFormat} format @param {Buffer} bytes
+ */
+export function shapeOf(format, bytes) {
+  const head = headOf(bytes);
+  return format.shapes.find((shape) => shape.recognise(head)) ?? format.shapes[0];
+}
+
+/**
+ * The format and shape of the head, or a one-line reason why they cannot be told.
+ * @param {Buffer} bytes
+ * @returns {{ format: ImportFormat, shape: Shape } | { problem: string }}
+ */
+export function detectShape(bytes) {
+  const found = candidateShapes(bytes);
+  const formats = [...new Set(found.map(({ format }) => format.name))];
+  if (found.length === 1) return found[0];
+  const start = JSON.stringify(bytes.toString('utf8').split(/\r?\n/, 1)[0].slice(0, 60));
+  if (formats.length > 1) return { problem: `its first line ${start} fits ${formats.join(' and ')}` };
+  if (found.length > 1) return { problem: `its first line ${start} fits ${found.map(shapeName).join(' and ')}` };
   return { problem: `its first line ${start} is no known result format` };
+}
+
+/** @param {{ format: ImportFormat, shape: Shape }} found */
+const shapeName = ({ format, shape }) => `${format.name} ${shape.variant}`;
+
+/**
+ * The name of the format of the head, or why it cannot be told.
+ * @param {Buffer} bytes @returns {{ format: string } | { problem: string }}
+ */
+export function detectFormat(bytes) {
+  const detected = detectShape(bytes);
+  return 'problem' in detected ? detected : { format: detected.format.name };
 }

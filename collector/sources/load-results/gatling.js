@@ -36,7 +36,8 @@ function gatlingRequest({ name, startMs, endMs, ok, message }) {
  * @param {string} line @returns {LineResult}
  */
 export function gatlingTextLine(line) {
-  if (!line.startsWith('REQUEST\t')) return /^(RUN|USER|GROUP|ERROR|ASSERTION)\t/.test(line) ? null : 'not_gatling';
+  if (!line.startsWith('REQUEST\t'))
+    return /^(RUN|USER|GROUP|ERROR|ASSERTION)\t/.test(line) ? null : LOAD_RESULTS.NOT_GATLING;
   const fields = line.split('\t');
   let at = fields.length - 1;
   while (at >= 4 && fields[at] !== 'OK' && fields[at] !== 'KO') at -= 1;
@@ -151,7 +152,7 @@ export function gatlingBinaryDecoder() {
           r.at = begin;
           if (err === NEED_MORE) break;
           // A corrupt record: what follows cannot be framed, so the rest is one skip.
-          out.push('corrupt');
+          out.push(LOAD_RESULTS.CORRUPT);
           r.at = r.buffer.length;
         }
       }

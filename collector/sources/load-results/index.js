@@ -6,14 +6,16 @@ import { Readable } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
 import { ConfigError } from '../../../core/errors.js';
 import { LOAD_RESULTS } from '../../../core/reason-codes.js';
-import { heyRows, jmeterRows, k6CsvRows, vegetaCsvRows } from './csv-formats.js';
-import { FORMATS, detectFormat } from './detect.js';
-import { gatlingBinaryDecoder, gatlingTextLine, looksLikeGatlingBinary } from './gatling.js';
-import { k6JsonLine, locustLine, vegetaJsonLine } from './json-formats.js';
+import { detectShape, shapeOf } from './detect.js';
+import { FORMATS, formatNamed } from './formats.js';
 import { isoMicros, rowKey } from './records.js';
 
-export { FORMATS } from './detect.js';
+export { FORMATS, formatNamed } from './formats.js';
 export { DERIVED_KEY_PREFIX } from './records.js';
+
+/** @typedef {import('./records.js').LineResult} LineResult */
+/** @typedef {import('./formats.js').Framed} Framed */
+/** @typedef {import('./formats.js').Shape} Shape */
 
 /**
  * @typedef {object} ResultsPage
@@ -22,11 +24,8 @@ export { DERIVED_KEY_PREFIX } from './records.js';
  * @property {Map<string, string>} examples the first skipped line of each reason: `line N: text`
  * @property {number} withIds records that carry the tool's correlation id
  *
- * @typedef {object} ReadOptions
- * @property {string} [format] one of FORMATS; detected from the content when absent
- * @property {number} [startedAtMs] the absolute start of relative times (hey's offsets)
- * @property {string} [url] the target, for formats that do not record it (hey)
- * @property {number} [pageSize]
+ * @typedef {import('./formats.js').SideInputs & { format?: string, pageSize?: number }} ReadOptions format: one
+ *   of FORMATS, detected from the content when absent
  */
 
 const HEAD_BYTES = 4096;
@@ -60,37 +59,27 @@ async function peek(input) {
 }
 
 /**
- * The format's lines as parse results, each with where it came from.
- * @param {string} format @param {Readable} all @param {Buffer} head @param {ReadOptions} options
- * @returns {AsyncGenerator<[result: import('./records.js').LineResult, where: number, text: () => string]>}
+ * The shape's records as parse results, each with where it came from.
+ * @param {Shape} shape @param {Readable} all @param {ReadOptions} options @returns {AsyncGenerator<Framed>}
  */
-async function* results(format, all, head, options) {
-  if (format === 'gatling' && looksLikeGatlingBinary(head)) {
-    const decoder = gatlingBinaryDecoder();
-    let n = 0;
-    for await (const chunk of all) for (const result of decoder.push(chunk)) yield [result, ++n, () => 'binary'];
-    for (const result of decoder.end()) yield [result, ++n, () => 'a record cut short at the end of the file'];
-    return;
-  }
-  const lineParser = {
-    'k6-json': json(k6JsonLine),
-    locust: json(locustLine),
-    vegeta: json(vegetaJsonLine),
-    gatling: gatlingTextLine,
-  }[format];
-  if (lineParser && !(format === 'vegeta' && !head.toString('latin1').trimStart().startsWith('{'))) {
+async function* results(shape, all, options) {
+  if (shape.framing === 'csv') yield* csvResults(shape, all, options);
+  else if (shape.framing === 'lines' || shape.framing === 'json-lines') {
+    const parse = shape.framing === 'lines' ? shape.line : json(shape.line);
     let n = 0;
     for await (const line of readline.createInterface({ input: all, crlfDelay: Infinity })) {
       n += 1;
-      if (line.trim() !== '') yield [lineParser(line), n, () => line];
+      if (line.trim() !== '') yield [parse(line), n, () => line];
     }
-    return;
+  } else {
+    const decoder = await shape.decoder();
+    for await (const chunk of all) yield* decoder.push(chunk);
+    yield* decoder.end();
   }
-  yield* csvResults(format, all, options);
 }
 
-/** @param {(line: any) => import('./records.js').LineResult} parse */
-const json = (parse) => (/** @type {string} */ line) => {
+/** @param {(value: any) => LineResult} parse @returns {(line: string) => LineResult} */
+const json = (parse) => (line) => {
   let value;
   try {
     value = JSON.parse(line);
@@ -101,12 +90,13 @@ const json = (parse) => (/** @type {string} */ line) => {
 };
 
 /**
- * @param {string} format @param {Readable} all @param {ReadOptions} options
- * @returns {AsyncGenerator<[result: import('./records.js').LineResult, where: number, text: () => string]>}
+ * @param {Extract<Shape, { framing: 'csv' }>} shape @param {Readable} all @param {ReadOptions} options
+ * @returns {AsyncGenerator<Framed>}
  */
-async function* csvResults(format, all, options) {
+async function* csvResults(shape, all, options) {
   const csv = all.pipe(
     parseCsv({
+      delimiter: shape.delimiter,
       relax_column_count: true,
       skip_empty_lines: true,
       info: true,
@@ -120,55 +110,53 @@ async function* csvResults(format, all, options) {
   csv.on('skip', (/** @type {any} */ err) =>
     unframed.push({ lines: Number(err?.lines) || 0, message: String(err?.message) }),
   );
-  /** @type {((fields: string[]) => import('./records.js').LineResult) | undefined} */
-  let parse;
-  if (format === 'hey') {
-    if (options.startedAtMs === undefined)
-      throw new ConfigError(
-        "hey's offsets are relative to its start: give --started-at TIME, or run it with run exec",
-        {
-          variable: '--started-at',
-        },
-      );
-    parse = heyRows({ startedAtMs: options.startedAtMs, url: options.url });
-  } else if (format === 'vegeta') parse = vegetaCsvRows();
+  let parse = shape.header ? undefined : shape.rows(options, undefined);
   for await (const { record, info } of csv) {
     for (const { lines, message } of unframed.splice(0)) yield [LOAD_RESULTS.CSV_FRAMING, lines, () => message];
     const fields = /** @type {string[]} */ (record);
     if (!parse) {
-      parse = format === 'jmeter' ? jmeterRows(fields) : k6CsvRows(fields);
+      parse = shape.rows(options, fields);
       continue;
     }
-    yield [parse(fields), info.lines, () => fields.join(',')];
+    yield [parse(fields), info.lines, () => fields.join(shape.delimiter)];
   }
   for (const { lines, message } of unframed.splice(0)) yield [LOAD_RESULTS.CSV_FRAMING, lines, () => message];
 }
 
 /**
+ * The format and shape to read: --format's (the shape its head fits), or the one the head is.
+ * @param {Buffer} head @param {string | undefined} name
+ */
+function formatOf(head, name) {
+  if (name !== undefined) {
+    const format = formatNamed(name);
+    return { format, shape: shapeOf(format, head) };
+  }
+  if (head.length === 0) throw new ConfigError('the results are empty: nothing to import', { variable: 'FILE' });
+  const detected = detectShape(head);
+  if ('problem' in detected)
+    throw new ConfigError(`cannot tell the results' format: ${detected.problem}; give --format ${FORMATS.join('|')}`, {
+      variable: '--format',
+    });
+  return detected;
+}
+
+/**
  * Reads a result file into pages.
  * @param {NodeJS.ReadableStream} input @param {ReadOptions} [options]
- * @returns {Promise<{ format: string, pages: AsyncGenerator<ResultsPage> }>}
+ * @returns {Promise<{ format: string, tool: string, variant: string, pages: AsyncGenerator<ResultsPage> }>}
  */
 export async function readLoadResults(input, options = {}) {
   const { head, all } = await peek(input);
-  let format = options.format;
-  if (format !== undefined && !FORMATS.includes(format))
-    throw new ConfigError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`, {
-      variable: '--format',
-    });
-  if (format === undefined) {
-    if (head.length === 0) throw new ConfigError('the results are empty: nothing to import', { variable: 'FILE' });
-    const detected = detectFormat(head);
-    if ('problem' in detected)
-      throw new ConfigError(
-        `cannot tell the results' format: ${detected.problem}; give --format ${FORMATS.join('|')}`,
-        {
-          variable: '--format',
-        },
-      );
-    format = detected.format;
-  }
-  return { format, pages: pagesOf(results(format, all, head, options), options.pageSize ?? 5000) };
+  const { format, shape } = formatOf(head, options.format);
+  for (const { input: needed, flag, missing } of format.needs)
+    if (options[needed] === undefined) throw new ConfigError(missing, { variable: flag });
+  return {
+    format: format.name,
+    tool: format.tool,
+    variant: shape.variant,
+    pages: pagesOf(results(shape, all, options), options.pageSize ?? 5000),
+  };
 }
 
 /**

@@ -16,7 +16,7 @@ import { errorOf, num, request, transportErrorKind } from './records.js';
  * @type {ObjectParser}
  */
 export function k6JsonLine(line) {
-  if (line?.type !== 'Point' || line.metric !== 'http_req_duration') return line?.type ? null : 'not_k6';
+  if (line?.type !== 'Point' || line.metric !== 'http_req_duration') return line?.type ? null : LOAD_RESULTS.NOT_K6;
   const data = line.data ?? {};
   const endMs = Date.parse(data.time);
   const durationMs = typeof data.value === 'number' ? data.value : Number.NaN;
