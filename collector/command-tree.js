@@ -151,7 +151,7 @@ export function addLoadCommands(program, verb) {
     .action(verb('correlate', 'correlateCommand'));
 }
 
-/** report, demo. @param {Command} program @param {Verb} verb */
+/** report, compare, demo. @param {Command} program @param {Verb} verb */
 export function addAnalysisCommands(program, verb) {
   program
     .command('report')
@@ -168,6 +168,28 @@ export function addAnalysisCommands(program, verb) {
     .option('--scale-by <load>', 'load of the scalability fit: auto, parallel or instances (auto)')
     .option('--recompute', 'aggregate every request again instead of reading the figures stored for unchanged runs')
     .action(verb('report', 'reportCommand'));
+
+  program
+    .command('compare')
+    .description(
+      'regression gate: candidate runs against baseline runs (each run a round), per figure and layer, with ' +
+        '95 % intervals; exit 0 unchanged or improved, 3 regressed, 4 inconclusive, 5 not comparable',
+    )
+    .requiredOption('--baseline <runs>', '(required) run ids (12,13,14), a label, label:L or since:T')
+    .requiredOption('--candidate <runs>', '(required) run ids, a label, label:L or since:T')
+    .option('--format <f>', 'table, md, json or junit (table)')
+    .option('--out <file>', 'write to this file instead of stdout')
+    .option('--gate <figures>', 'the gated figures (e2e_p95_ms,error_ratio,throughput_rps,cpu_ms_per_request)')
+    .option('--latency-threshold <percent>', 'noise threshold of latencies (5)')
+    .option('--throughput-threshold <percent>', 'noise threshold of throughput (5)')
+    .option('--errors-threshold <points>', 'noise threshold of the error ratio, percentage points (0.5)')
+    .option('--cpu-threshold <percent>', 'noise threshold of CPU per request (5)')
+    .option('--memory-threshold <percent>', 'noise threshold of memory (10)')
+    .option('--mix-tolerance <percent>', 'largest difference of the endpoint mix between the sides (10)')
+    .option('--trim <fraction>', 'fraction of each run dropped at each end (0.1: the steady window)')
+    .option('--seed <n>', 'seed of the bootstraps (printed; random when absent)')
+    .option('--force', 'compare sides that are not comparable, and say so')
+    .action(verb('compare', 'compareCommand'));
 
   program
     .command('demo')

@@ -2,7 +2,7 @@
 // (e2e − response_time) + in the router (gorouter_time) + behind it (response_time −
 // gorouter_time), request by request, so the change of the mean e2e is the sum of the layers'
 // mean changes and the layer carrying most of it is named. Percentiles do not add up that way:
-// for the tail, the requests slower than the baseline's p95 are broken down by layer instead.
+// for the tail, the requests slower than the p95 are broken down by layer instead.
 import { addTo, bucketOf, denseFor, quantiles } from './histogram.js';
 
 export const LAYERS = /** @type {const} */ ([
@@ -43,52 +43,66 @@ export function meanAttribution(baseline, candidate) {
 }
 
 /**
- * The requests slower than the baseline's p95 on each side: how many (a share of the side's
- * requests) and their mean per layer; `layer`: the one whose tail mean grew most.
+ * The tail by layer: on each side the requests slower than that side's p95, and each layer's mean
+ * among them. Their mean e2e is the sum of those means, so its change is the sum of the layers'
+ * changes, as for the whole mean; `layer`: the one whose mean in the tail grew most. Also how many
+ * of the candidate's requests are slower than the baseline's p95.
  * @param {RunData[]} baseline @param {RunData[]} candidate
  */
 export function tailBreakdown(baseline, candidate) {
-  const lists = baseline.flatMap((d) => d.blocks.map((b) => b.hist));
-  const dense = denseFor(lists);
-  for (const list of lists) addTo(dense, list);
-  const [p95] = quantiles(dense, [0.95]);
-  if (p95 === null) return null;
-  const edge = bucketOf(p95);
-  const side = (/** @type {RunData[]} */ runs) => {
-    let requests = 0;
-    let above = 0;
-    const sums = { matched: 0, outside: 0, router: 0, behind: 0 };
-    for (const data of runs) {
-      for (const b of data.blocks) requests += b.n;
-      for (const [bucket, layers] of data.buckets) {
-        if (bucket <= edge) continue;
-        above += layers.n;
-        sums.matched += layers.matched;
-        sums.outside += layers.outsideSum;
-        sums.router += layers.routerSum;
-        sums.behind += layers.behindSum;
-      }
-    }
-    const mean = (/** @type {number} */ sum) => (sums.matched > 0 ? sum / sums.matched : null);
-    return {
-      share: requests > 0 ? above / requests : null,
-      outside_router_ms: mean(sums.outside),
-      router_ms: mean(sums.router),
-      behind_router_ms: mean(sums.behind),
-    };
-  };
-  const b = side(baseline);
-  const c = side(candidate);
+  const p95b = p95Of(baseline);
+  const p95c = p95Of(candidate);
+  if (p95b === null || p95c === null) return null;
+  const b = tailOf(baseline, bucketOf(p95b));
+  const c = tailOf(candidate, bucketOf(p95c));
   /** @type {Layer | null} */
   let layer = null;
   let most = 0;
   for (const [name] of LAYERS) {
-    const key = /** @type {'outside_router_ms' | 'router_ms' | 'behind_router_ms'} */ (`${name}_ms`);
-    const grew = (c[key] ?? 0) - (b[key] ?? 0);
-    if (b[key] !== null && c[key] !== null && grew > most) {
-      most = grew;
+    const before = b.mean_ms[name];
+    const now = c.mean_ms[name];
+    if (before !== null && now !== null && now - before > most) {
+      most = now - before;
       layer = name;
     }
   }
-  return { baseline_p95_ms: p95, baseline: b, candidate: c, layer };
+  return {
+    baseline_p95_ms: p95b,
+    candidate_p95_ms: p95c,
+    candidate_above_baseline_p95: tailOf(candidate, bucketOf(p95b)).share,
+    baseline: b,
+    candidate: c,
+    layer,
+  };
+}
+
+/** @param {RunData[]} runs */
+function p95Of(runs) {
+  const lists = runs.flatMap((d) => d.blocks.map((b) => b.hist));
+  const dense = denseFor(lists);
+  for (const list of lists) addTo(dense, list);
+  return quantiles(dense, [0.95])[0];
+}
+
+/** @param {RunData[]} runs @param {number} edge the last bucket not in the tail */
+function tailOf(runs, edge) {
+  let requests = 0;
+  let above = 0;
+  let matched = 0;
+  const sums = { outside_router: 0, router: 0, behind_router: 0 };
+  for (const data of runs) {
+    for (const b of data.blocks) requests += b.n;
+    for (const [bucket, layers] of data.buckets) {
+      if (bucket <= edge) continue;
+      above += layers.n;
+      matched += layers.matched;
+      sums.outside_router += layers.outsideSum;
+      sums.router += layers.routerSum;
+      sums.behind_router += layers.behindSum;
+    }
+  }
+  /** @type {Record<string, number | null>} */
+  const mean = {};
+  for (const [name] of LAYERS) mean[name] = matched > 0 ? sums[name] / matched : null;
+  return { share: requests > 0 ? above / requests : null, mean_ms: mean };
 }

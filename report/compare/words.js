@@ -8,7 +8,7 @@ export const LAYER_NAMES = /** @type {Record<string, string>} */ ({
 });
 
 /** @param {number} x @param {number} [digits] */
-const signed = (x, digits = 1) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)}`;
+export const signed = (x, digits = 1) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)}`;
 
 /**
  * A change as text: +12.3 % for a ratio, +0.40 pt for a difference of ratios (errors).
