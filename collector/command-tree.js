@@ -177,7 +177,7 @@ export function addAnalysisCommands(program, verb) {
     )
     .requiredOption('--baseline <runs>', '(required) run ids (12,13,14), a label, label:L or since:T')
     .requiredOption('--candidate <runs>', '(required) run ids, a label, label:L or since:T')
-    .option('--format <f>', 'table, md, json or junit (table)')
+    .option('--format <f>', 'table, md, json, junit or html (table)')
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--gate <figures>', 'the gated figures (e2e_p95_ms,error_ratio,throughput_rps,cpu_ms_per_request)')
     .option('--latency-threshold <percent>', 'noise threshold of latencies (5)')

@@ -1,11 +1,12 @@
 // `paasmon compare --format`: table (a terminal, ≤ 100 columns), md (a pull-request comment),
-// json (the contract in docs/comparing-runs.md) and junit (one testcase per gated figure). The
-// first line of table and md is the headline: what regressed, by how much, which layer.
+// json (the contract in docs/comparing-runs.md), junit (one testcase per gated figure), html
+// (./html.js). The first line of table and md is the headline: what regressed, by how much, which layer.
 import escapeHtml from 'escape-html';
 import { escapeMarkdown } from '../render/markdown.js';
+import { renderCompareHtml } from './html.js';
 import { changeText, intervalText, LAYER_NAMES, signed, valueText } from './words.js';
 
-export const COMPARE_FORMATS = ['table', 'md', 'json', 'junit'];
+export const COMPARE_FORMATS = ['table', 'md', 'json', 'junit', 'html'];
 const WIDTH = 100;
 
 /** @typedef {ReturnType<typeof import('./index.js').buildCompare>} CompareResult */
@@ -183,6 +184,7 @@ export function compareRenderer(format) {
     md: renderCompareMarkdown,
     json: renderCompareJson,
     junit: renderCompareJunit,
+    html: renderCompareHtml,
   };
   return renderers[/** @type {keyof typeof renderers} */ (format)];
 }

@@ -153,6 +153,11 @@ describe('paasmon compare', () => {
     assert.equal(junit.code, 3);
     assert.match(junit.stdout, /<testsuite name="paasmon compare" tests="4" failures="1"/);
     assert.match(junit.stdout, /name="e2e_p95_ms"><failure message="regressed: \+/);
+    const html = await compare([...args, '--format', 'html']);
+    assert.equal(html.code, 3);
+    assert.match(html.stdout, /^<!doctype html>/);
+    assert.match(html.stdout, /<h2>behind the router<\/h2>\n<svg /);
+    assert.doesNotMatch(html.stdout, /<script/);
   });
 
   it('gives the same answer for the same seed, and reads a label as every run with it', async () => {
