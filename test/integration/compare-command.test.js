@@ -229,4 +229,24 @@ describe('paasmon compare', () => {
       assert.ok(error <= RELATIVE_ERROR, `p${100 * q}: ${ours[i]} vs ${exact[0].p[i]}`);
     });
   });
+
+  it('counts a request with two router records once, by its first record', async () => {
+    const runId = await seedLayeredRun(db.query, { start: new Date('2026-06-02T08:00:00Z'), seed: 777, label: 'dup' });
+    // An app that forwarded the correlation id on a call of its own: a later record, far slower.
+    await db.query(
+      `INSERT INTO router_requests (received_at, app_guid, app_name, path, status, response_time_ms, gorouter_time_ms,
+                                    vcap_request_id, correlation_id)
+       SELECT received_at + interval '1 second', app_guid, app_name, path, status, 1000, 0, vcap_request_id || '-2',
+              correlation_id
+       FROM router_requests WHERE correlation_id LIKE $1 LIMIT 50`,
+      [`${runId}-%`],
+    );
+    const data = /** @type {any} */ ((await loadCompareData(db.pool, [runId], { trim: 0 })).get(runId));
+    const requests = data.blocks.reduce((/** @type {number} */ s, /** @type {any} */ b) => s + b.n, 0);
+    const matched = data.blocks.reduce((/** @type {number} */ s, /** @type {any} */ b) => s + b.matched, 0);
+    assert.equal(requests, 3000);
+    assert.equal(matched, 3000);
+    const behind = data.blocks.reduce((/** @type {number} */ s, /** @type {any} */ b) => s + b.behindSum, 0) / matched;
+    assert.ok(Math.abs(behind - 8) < 0.5, `behind the router ${behind} ms: the first records only`);
+  });
 });
