@@ -146,8 +146,13 @@ function figureRow(spec, sides, thresholds, gated) {
     verdict,
     more_rounds: more,
     p_regressed: null,
-    /** @type {{ regress: number, improve: number } | null} */
-    test: change ? pValues(change, threshold, spec.worse, spec.change) : null,
+    /** @type {{ regress: number, improve: number, more: number | null } | null} */
+    test: change
+      ? {
+          ...pValues(change, threshold, spec.worse, spec.change),
+          more: moreRounds(change, threshold, spec.change, Math.min(b?.rounds ?? 1, c?.rounds ?? 1)),
+        }
+      : null,
   };
 }
 
@@ -170,7 +175,10 @@ function applyHolm(rows) {
     row.p_regressed = /** @type {any} */ (row.test).regress;
     if (regressed.has(i)) row.verdict = 'regressed';
     else if (improved.has(i)) row.verdict = 'improved';
-    else if (row.verdict === 'regressed' || row.verdict === 'improved') row.verdict = 'inconclusive';
+    else if (row.verdict === 'regressed' || row.verdict === 'improved') {
+      row.verdict = 'inconclusive';
+      row.more_rounds = /** @type {any} */ (row.test).more;
+    }
   });
 }
 
