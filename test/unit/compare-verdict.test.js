@@ -87,3 +87,16 @@ describe('compare verdicts', () => {
     assert.equal(moreRounds(change, 0.05, 'relative', 3), Math.ceil(3 * (half / distance) ** 2) - 3);
   });
 });
+
+describe('compare sides as given on the command line', () => {
+  it('reads run ids, labels and since:T', async () => {
+    const { sideSelection } = await import('../../collector/commands/compare.js');
+    const now = new Date('2026-11-28T12:00:00Z');
+    assert.deepEqual(sideSelection('12, 13,12', '--baseline', now), { runs: [12, 13] });
+    assert.deepEqual(sideSelection('label:java 2 instances', '--baseline', now), { label: 'java 2 instances' });
+    assert.deepEqual(sideSelection('main', '--baseline', now), { label: 'main' });
+    assert.deepEqual(sideSelection('since:now-2h', '--baseline', now), { since: '2026-11-28T10:00:00.000Z' });
+    assert.throws(() => sideSelection('12,0', '--baseline', now), /--baseline takes run ids/);
+    assert.throws(() => sideSelection('since:yesterday', '--candidate', now), /--candidate must be an ISO 8601 time/);
+  });
+});
