@@ -158,60 +158,6 @@ export function addLoadCommands(program, verb) {
     .action(verb('correlate', 'correlateCommand'));
 }
 
-/** report, changes, demo. @param {Command} program @param {Verb} verb */
-export function addAnalysisCommands(program, verb) {
-  program
-    .command('report')
-    .description(
-      'compare runs over their steady windows: throughput, latency, CPU (tables 7.1, 7.2), scaling; ' +
-        'as a table, md, csv, json or html',
-    )
-    .option('--runs <ids>', 'run ids, e.g. 1,2,3')
-    .option('--label <label>', 'every run with this label')
-    .option('--since <time>', 'every run started since, ISO 8601 or now-2h')
-    .option('--format <f>', 'table, md, csv, json or html (table)')
-    .option('--out <file>', 'write to this file instead of stdout')
-    .option('--trim <fraction>', 'fraction of each run dropped at each end (0.1: the steady window)')
-    .option('--scale-by <load>', 'load of the scalability fit: auto, parallel or instances (auto)')
-    .option('--recompute', 'aggregate every request again instead of reading the figures stored for unchanged runs')
-    .action(verb('report', 'reportCommand'));
-
-  program
-    .command('changes')
-    .description(
-      "change points in the history of runs of one label or app (Apache Otava's method: E-divisive means " +
-        'with a t-test), each with its first run, figure, direction, size and the layer that moved',
-    )
-    .option('--label <label>', 'the runs with this label (one of --label and --app is required)')
-    .option('--app <name>', 'the runs of this app')
-    .option('--figure <name>', `one figure only: ${FIGURE_LIST}`)
-    .option('--format <f>', 'table, md or json (table)')
-    .option('--p-value <p>', 'largest p-value of a change point (0.001)')
-    .option('--magnitude <m>', 'smallest relative change of a change point, e.g. 0.05 for 5 % (0)')
-    .option('--window <n>', 'runs analysed at once (50)')
-    .option(
-      '--min-segment <n>',
-      'fewest runs between change points, so one outlier run is not a change (2; 1 as Otava)',
-    )
-    .action(verb('changes', 'changesCommand'));
-
-  program
-    .command('demo')
-    .description(
-      'the whole chain on this machine, no Cloud Foundry account: sample app, router and Cloud Controller ' +
-        'stand-ins, collect, one loadgen run per implementation, instance count and load, the comparison',
-    )
-    .option('--duration <d>', 'load of each run', '3s')
-    .option('--instances <list>', 'instance counts: the app restarted at each', '1')
-    .option('--impl <list>', 'sample app implementations, node and/or java', 'node,java')
-    .option('--parallel <list>', 'requests in flight: one run each (at each instance count)', '1,2,4,8,16,32')
-    .option('--rate <list>', 'open model: requests per second, one run each after the --parallel runs')
-    .option('--cores-per-instance <n>', "each instance's CPU entitlement, pinned with taskset", '1')
-    .option('--keep', 'stay up after the runs (with Prometheus when installed) until Ctrl-C')
-    .option('--out <dir>', 'where the comparison is written', 'paasmon-demo')
-    .action(verb('demo', 'demoCommand'));
-}
-
 /** migrate, db status|stop|url, psql. @param {Command} program @param {Verb} verb */
 export function addDatabaseCommands(program, verb) {
   program
@@ -258,11 +204,6 @@ function groupCommand(parent, name, description) {
     group.error(sub ? `unknown command '${sub}' (one of ${subs})` : `missing command: one of ${subs}`);
   });
 }
-
-// run_history's figures (report/changes/history.js), listed here so that the tree loads no report code.
-const FIGURE_LIST =
-  'throughput_rps, e2e_mean_ms, e2e_p50_ms, e2e_p95_ms, e2e_p99_ms, outside_router_mean_ms, router_mean_ms, ' +
-  'error_ratio, cpu_ms_per_request, mem_bytes_avg';
 
 const IMPORT_FORMATS = FORMATS.join(', ');
 

@@ -7,13 +7,8 @@ import { loadConfig, secretValues } from './config/index.js';
 import { ConfigError } from '../core/errors.js';
 import { createLogger } from '../core/log.js';
 import { scrub } from '../core/secrets.js';
-import {
-  addAnalysisCommands,
-  addCollectorCommands,
-  addDatabaseCommands,
-  addLoadCommands,
-  addRunCommands,
-} from './command-tree.js';
+import { addCollectorCommands, addDatabaseCommands, addLoadCommands, addRunCommands } from './command-tree.js';
+import { addAnalysisCommands } from './analysis-commands.js';
 
 // CommonJS, so required: imported, its source would be parsed once more at every start for its export names.
 const { Command, CommanderError } = /** @type {typeof import('commander')} */ (

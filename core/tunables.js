@@ -45,3 +45,10 @@ export const DRAIN_SCHEMA_WAIT_MS = 5000;
 export const SHUTDOWN_BUDGET_MS = 10_000;
 /** After this long a poll in flight at shutdown is aborted, leaving time to flush and close. */
 export const POLL_GRACE_MS = 5_000;
+
+/**
+ * `compare`'s latency histograms, filled by PostgreSQL and read by the statistics alike: bucket k holds
+ * (γ^(k-1), γ^k] ms; times below the minimum share its bucket (a clock's resolution, not a latency).
+ */
+export const LATENCY_BUCKET_GAMMA = 1.01;
+export const LATENCY_BUCKET_MIN_MS = 0.001;

@@ -240,3 +240,28 @@
  */
 
 export {};
+
+/**
+ * One run of `compare`, as its query returns it (exporters/postgres/queries/compare.js) and its statistics read it
+ * (report/compare/): the steady window's requests in time-ordered blocks.
+ * @typedef {object} CompareBlock
+ * @property {number} n requests sent in the block
+ * @property {number} errors no response or a 5xx
+ * @property {number} ok status 1..499
+ * @property {number} e2eSum ms
+ * @property {number} matched requests with a router record (response_time and gorouter_time)
+ * @property {number} matchedE2eSum ms, of the matched requests
+ * @property {number} outsideSum ms: e2e − response_time
+ * @property {number} routerSum ms: gorouter_time
+ * @property {number} behindSum ms: response_time − gorouter_time
+ * @property {Array<[number, number]>} hist e2e histogram: [bucket, count]
+ * @typedef {{ matched: number, n: number, outsideSum: number, routerSum: number, behindSum: number }}
+ *   CompareBucketLayers
+ * @typedef {object} CompareRunData
+ * @property {Record<string, any>} run the run's row (test_runs) with window_s
+ * @property {CompareBlock[]} blocks equal lengths of time, in order
+ * @property {Map<number, CompareBucketLayers>} buckets per e2e bucket, the run's layer sums (the tail's breakdown)
+ * @property {Map<string, Array<{ block: number, n: number, e2eSum: number }>>} paths per router path
+ * @property {Array<{ cpu: number | null, mem: number | null }>} usage per sampling moment of the app, in order:
+ *   CPU summed over instances (% of one core), memory (bytes)
+ */

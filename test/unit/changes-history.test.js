@@ -79,7 +79,7 @@ test('the json format carries change_points with run_id; the table says when non
 });
 
 test("the command's help lists the figures run_history has", () => {
-  const tree = fs.readFileSync(new URL('../../collector/command-tree.js', import.meta.url), 'utf8');
+  const tree = fs.readFileSync(new URL('../../collector/analysis-commands.js', import.meta.url), 'utf8');
   const listed = /const FIGURE_LIST =\s*([^;]+);/.exec(tree)?.[1];
   assert.ok(listed);
   const names = [...listed.matchAll(/'([^']*)'/g)].map((m) => m[1]).join('');
