@@ -120,6 +120,7 @@ export function addLoadCommands(program, verb) {
     .option('--parallel <p>', 'closed model: requests always in flight (1)')
     .option('--rate <r>', 'open model: requests per second on a fixed schedule; latency from the scheduled time')
     .option('--ramp <d>', 'open model: the rate rises linearly from 0 to --rate over d, e.g. 10s (within --duration)')
+    .option('--warmup <d>', 'send the same load for d before the run, on the same connections, never recorded')
     .option('--run <id>', 'test run to record into (or RUN_ID); a new run, ended with the load, when absent')
     .option('--app <name>', 'the app under test, for the new run (its CPU and memory join the run)')
     .option('--label <label>', 'label of the new run (default: loadgen HOST)')
@@ -176,6 +177,7 @@ export function addAnalysisCommands(program, verb) {
         'stand-ins, collect, one loadgen run per implementation, instance count and load, the comparison',
     )
     .option('--duration <d>', 'load of each run', '3s')
+    .option('--warmup <d>', 'load before the first run of each instance count, in no run (0 for none)', '5s')
     .option('--instances <list>', 'instance counts: the app restarted at each', '1')
     .option('--impl <list>', 'sample app implementations, node and/or java', 'node,java')
     .option('--parallel <list>', 'requests in flight: one run each (at each instance count)', '1,2,4,8,16,32')
