@@ -74,6 +74,7 @@ export function addAnalysisCommands(program, verb) {
         'stand-ins, collect, one loadgen run per implementation, instance count and load, the comparison',
     )
     .option('--duration <d>', 'load of each run', '3s')
+    .option('--warmup <d>', 'load before the first run of each instance count, in no run (0 for none)', '5s')
     .option('--instances <list>', 'instance counts: the app restarted at each', '1')
     .option('--impl <list>', 'sample app implementations, node and/or java', 'node,java')
     .option('--parallel <list>', 'requests in flight: one run each (at each instance count)', '1,2,4,8,16,32')

@@ -127,6 +127,7 @@ export function addLoadCommands(program, verb) {
     .option('--parallel <p>', 'closed model: requests always in flight (1)')
     .option('--rate <r>', 'open model: requests per second on a fixed schedule; latency from the scheduled time')
     .option('--ramp <d>', 'open model: the rate rises linearly from 0 to --rate over d, e.g. 10s (within --duration)')
+    .option('--warmup <d>', 'send the same load for d before the run, on the same connections, never recorded')
     .option('--run <id>', 'test run to record into (or RUN_ID); a new run, ended with the load, when absent')
     .option('--app <name>', 'the app under test, for the new run (its CPU and memory join the run)')
     .option('--label <label>', 'label of the new run (default: loadgen HOST)')

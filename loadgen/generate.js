@@ -29,20 +29,40 @@ function closedModel(load) {
     if (load.inFlight === 0) resolve();
   });
 }
+/** @param {Load} load @returns {Promise<ScheduleTally | undefined>} */
+function drive(load) {
+  return load.options.rate ? openModel(load, load.options.rate) : closedModel(load).then(() => undefined);
+}
+
+/**
+ * The warm-up: the same load (no ramp) for `warmupMs` on the connections the measured load goes on
+ * with, so the target's JIT, caches and pools and the generator's connections are warm; only counted.
+ * @param {LoadOptions} options @param {LoadHooks} hooks @param {number} warmupMs
+ */
+async function warmUp(options, hooks, warmupMs) {
+  const warm = { ...options, durationMs: warmupMs, requests: undefined, rampMs: 0 };
+  const load = new Load(warm, { record: () => undefined, signal: hooks.signal });
+  await drive(load).catch(async (err) => {
+    await load.connections.close();
+    throw err;
+  });
+  return { load, warmup: { stats: load.stats, elapsedMs: performance.now() - load.clockStart } };
+}
+
 /**
  * @param {LoadOptions} options
  * @param {LoadHooks} hooks
  */
 export async function generateLoad(options, hooks) {
-  const load = new Load(options, hooks);
+  const warmed = options.warmupMs ? await warmUp(options, hooks, options.warmupMs) : undefined;
+  const load = new Load(options, hooks, warmed?.load.connections);
   const progress = hooks.onProgress
     ? setInterval(() => hooks.onProgress?.(load.stats, performance.now() - load.clockStart), 1000)
     : undefined;
   /** @type {ScheduleTally | undefined} */
   let schedule;
   try {
-    if (options.rate) schedule = await openModel(load, options.rate);
-    else await closedModel(load);
+    schedule = await drive(load);
   } finally {
     clearInterval(progress);
     await load.connections.close();
@@ -55,5 +75,7 @@ export async function generateLoad(options, hooks) {
     connectionsOpened: load.connections.opened,
     /** open model only */
     schedule,
+    /** what the warm-up sent (never recorded), when there was one */
+    warmup: warmed?.warmup,
   };
 }

@@ -20,6 +20,8 @@ import { REQUEST_ERROR } from '../core/reason-codes.js';
  * @property {number} parallel closed model: requests in flight
  * @property {number | undefined} rate open model: requests per second
  * @property {number} [rampMs] open model: the rate rises linearly from 0 to `rate` over this long
+ * @property {number} [warmupMs] load sent for this long before the measured load, on the same connections,
+ *   and never recorded
  * @property {string} correlationHeader
  */
 
@@ -92,13 +94,17 @@ export class Exchange {
 
 /** The state of one run: the connections, the statistics, what is in flight. */
 export class Load {
-  /** @param {LoadOptions} options @param {LoadHooks} hooks */
-  constructor(options, hooks) {
+  /**
+   * @param {LoadOptions} options @param {LoadHooks} hooks
+   * @param {Connections} [connections] kept open from a warm-up; made here when not given
+   */
+  constructor(options, hooks, connections) {
     const target = new URL(options.url);
     this.options = options;
     this.hooks = hooks;
     this.path = `${target.pathname}${target.search}`;
-    this.connections = new Connections(target.origin, options.connections, { damped: Boolean(options.rate) });
+    this.connections =
+      connections ?? new Connections(target.origin, options.connections, { damped: Boolean(options.rate) });
     this.headers = headerTemplate(options.headers, options.correlationHeader);
     this.stats = createStats();
     this.clockStart = performance.now();

@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateLoad } from './generate.js';
 import { createRecorder } from './recorder.js';
-import { formatProgress, formatSchedule, formatSummary, formatWaits } from './summary.js';
+import { formatProgress, formatSchedule, formatSummary, formatWaits, formatWarmup } from './summary.js';
 import { summaryJson, writeSummary } from './summary-export.js';
 
 /**
@@ -47,7 +47,7 @@ export async function runLoad(openRecording, runId, options, { log, out, signal,
         return recorder.record(correlationId, startedAtMs, durationMs, status, error);
       }
     : recorder.record;
-  const { stats, elapsedMs, connectionsOpened, schedule } = await generateLoad(options, {
+  const { stats, elapsedMs, connectionsOpened, schedule, warmup } = await generateLoad(options, {
     signal,
     record,
     onProgress: progress
@@ -59,13 +59,14 @@ export async function runLoad(openRecording, runId, options, { log, out, signal,
     () => undefined,
     (err) => err,
   );
+  if (warmup) out(formatWarmup(warmup.stats, warmup.elapsedMs, runId));
   out(formatSummary(stats, elapsedMs));
   if (options.rate) {
     out(formatSchedule(stats, { ...options, rate: options.rate, connectionsOpened, schedule }));
   }
   out(`\nrun ${runId}, worker ${options.worker}: ${recorder.written} requests recorded${formatWaits(recorder.waits)}`);
   if (options.summaryExport) {
-    writeSummary(options.summaryExport, summaryJson(stats, elapsedMs, { ...options, runId, schedule }));
+    writeSummary(options.summaryExport, summaryJson(stats, elapsedMs, { ...options, runId, schedule, warmup }));
   }
   if (unwritten) throw unwritten;
   const broken = failedChecks(stats, options);

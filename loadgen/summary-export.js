@@ -8,7 +8,8 @@ import { sentRate } from './summary.js';
 /**
  * @param {import('./stats.js').Stats} stats @param {number} elapsedMs
  * @param {{ runId: number, worker: string, url: string, rate?: number, rampMs?: number, parallel: number,
- *   schedule?: import('./generate.js').ScheduleTally }} run
+ *   schedule?: import('./generate.js').ScheduleTally,
+ *   warmup?: { stats: import('./stats.js').Stats, elapsedMs: number } }} run
  */
 export function summaryJson(stats, elapsedMs, run) {
   let cumulative = 0;
@@ -28,6 +29,8 @@ export function summaryJson(stats, elapsedMs, run) {
     sent: run.schedule?.sent ?? null,
     sent_per_s: sentRate(run.schedule) ?? null,
     parallel: run.rate ? null : run.parallel,
+    // The warm-up before the run (not in any figure below): requests sent and how long, or null.
+    warmup: run.warmup ? { requests: run.warmup.stats.count, elapsed_s: run.warmup.elapsedMs / 1000 } : null,
     requests: stats.count,
     errors: stats.errorCount,
     elapsed_s: elapsedMs / 1000,

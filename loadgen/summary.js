@@ -122,3 +122,15 @@ function formatScheduled({ scheduled, sent, stoppedBy }) {
 export function formatWaits(waits) {
   return waits ? `; the generator waited ${waits} times for PostgreSQL (every write slot busy)` : '';
 }
+
+/**
+ * What the warm-up sent before the run: counted here only, in no run's figures.
+ * @param {import('./stats.js').Stats} stats @param {number} elapsedMs @param {number} runId
+ */
+export function formatWarmup(stats, elapsedMs, runId) {
+  const rate = elapsedMs > 0 ? (stats.count / (elapsedMs / 1000)).toFixed(1) : '0.0';
+  return (
+    `Warm-up: ${stats.count} requests in ${(elapsedMs / 1000).toFixed(3)} s (${rate} req/s, ` +
+    `${stats.errorCount} errors, p95 ${stats.percentile(95).toFixed(2)} ms); not recorded in run ${runId}\n`
+  );
+}

@@ -103,6 +103,7 @@ export const OPEN_MODEL_CONNECTIONS = 100;
  * @property {string} [parallel]
  * @property {string} [rate]
  * @property {string} [ramp]
+ * @property {string} [warmup]
  * @property {string} [run]
  * @property {string} [method]
  * @property {string[]} [header]
@@ -152,6 +153,7 @@ export function loadgenOptions(flags, config) {
     parallel,
     rate,
     rampMs,
+    warmupMs: durationFlag(flags.warmup, '--warmup', { zero: true }),
     correlationHeader: config.correlationHeader,
     runId: flags.run === undefined ? config.runId : numberFlag(flags.run, '--run', { integer: true, min: 1 }),
     startAt: flags.startAt === undefined ? undefined : timeFlag(flags.startAt, '--start-at', new Date()),

@@ -1,5 +1,5 @@
 // `paasmon worker`: a load-generator instance that idles until a run is scheduled in test_runs
-// with its parameters in meta (url, and requests or duration; parallel, rate, ramp, timeout,
+// with its parameters in meta (url, and requests or duration; parallel, rate, ramp, warmup, timeout,
 // method, connections, start_at), drives it, and waits for the next. Changing a parameter is a new
 // `paasmon run start`, never a `cf push`.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,6 +22,7 @@ export function flagsFromMeta(meta) {
     parallel: meta.parallel,
     rate: meta.rate,
     ramp: meta.ramp,
+    warmup: meta.warmup,
     timeout: meta.timeout,
     method: meta.method,
     connections: meta.connections,

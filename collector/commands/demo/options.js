@@ -7,6 +7,7 @@ import { durationFlag, numberFlag } from '../flags.js';
 /**
  * @typedef {object} DemoFlags
  * @property {string} duration
+ * @property {string} warmup
  * @property {string} instances
  * @property {string} impl
  * @property {string} parallel
@@ -36,6 +37,7 @@ function countList(text, flag, noun, min, max, example) {
 /** @param {DemoFlags} flags */
 export function demoOptions(flags) {
   const durationMs = /** @type {number} */ (durationFlag(flags.duration, '--duration'));
+  durationFlag(flags.warmup, '--warmup', { zero: true });
   const instances = countList(flags.instances, '--instances', 'instance counts', 1, 16, '1,2,4');
   const impls = [...new Set(flags.impl.split(',').map((s) => s.trim()))];
   if (!impls.length || impls.some((impl) => !IMPLEMENTATIONS.includes(impl))) {
@@ -57,6 +59,7 @@ export function demoOptions(flags) {
   return {
     durationMs,
     durationText: flags.duration,
+    warmupText: flags.warmup,
     instances,
     impls,
     parallel,

@@ -7,8 +7,8 @@ import { startRun, stopRun } from '../../../exporters/postgres/queries/runs.js';
 
 const CLI = fileURLToPath(new URL('../../cli.js', import.meta.url));
 export const START_TIMEOUT_MS = 60_000;
-/** Requests straight to each new instance before its runs: a JVM's JIT compiles the hot paths first. */
-const WARM_UP_MS = 2000;
+/** The warm-up of each run after the first of an instance count: the new load generator's connections. */
+const NEXT_RUN_WARMUP = '1s';
 /** How long the router records of a finished run may take to be ingested and matched. */
 const CORRELATION_TIMEOUT_MS = 30_000;
 
@@ -44,18 +44,6 @@ export async function waitUntil(check, timeoutMs, what) {
 }
 
 /**
- * Four requests at a time to each instance for WARM_UP_MS, bypassing the router (so in no run).
- * @param {string[]} urls
- */
-async function warmUp(urls) {
-  const until = Date.now() + WARM_UP_MS;
-  const loop = async (/** @type {string} */ url) => {
-    while (Date.now() < until) await (await fetch(url)).arrayBuffer();
-  };
-  await Promise.all(urls.flatMap((url) => [url, url, url, url].map(loop)));
-}
-
-/**
  * @param {string} impl @param {number} instances
  * @param {{ parallel?: number, rate?: number }} load @param {boolean} named whether the load is in the label
  */
@@ -74,8 +62,7 @@ export async function runSweep(ctx) {
   for (const impl of impls) {
     for (const instances of options.instances) {
       const scaledAt = new Date();
-      const started = await unlessInterrupted(ctx.platform.scale(instances, impl));
-      await unlessInterrupted(warmUp(started.map(({ port }) => `http://127.0.0.1:${port}/api/board`)));
+      await unlessInterrupted(ctx.platform.scale(instances, impl));
       // The runs start once collect has seen every new instance running, so its CPU is in the run.
       await unlessInterrupted(
         waitUntil(
@@ -91,10 +78,12 @@ export async function runSweep(ctx) {
           () => `collect to see ${instances} running instance(s); collect's last output:\n${ctx.collect.tail()}`,
         ),
       );
-      for (const load of options.loads) {
+      for (const [i, load] of options.loads.entries()) {
         const label = runLabel(impl, instances, load, options.loads.length > 1);
         out(`[4/5] run ${runIds.length + 1} of ${total}: ${label}`);
-        runIds.push(await oneRun(ctx, { impl, instances, load, label }));
+        // A new instance's JIT, caches and pools warm up before its first run, through the router.
+        const warmup = i === 0 ? options.warmupText : NEXT_RUN_WARMUP;
+        runIds.push(await oneRun(ctx, { impl, instances, load, label, warmup }));
       }
     }
   }
@@ -103,9 +92,10 @@ export async function runSweep(ctx) {
 
 /**
  * @param {RunContext} ctx
- * @param {{ impl: string, instances: number, load: { parallel?: number, rate?: number }, label: string }} run
+ * @param {{ impl: string, instances: number, load: { parallel?: number, rate?: number }, label: string,
+ *   warmup: string }} run
  */
-async function oneRun(ctx, { impl, instances, load, label }) {
+async function oneRun(ctx, { impl, instances, load, label, warmup }) {
   const { pool, options, unlessInterrupted } = ctx;
   const url = `${ctx.platform.routerUrl}/api/board`;
   const runId = await startRun(pool, {
@@ -115,11 +105,17 @@ async function oneRun(ctx, { impl, instances, load, label }) {
     instances,
     parallel: load.parallel,
     coresPerInstance: options.coresPerInstance,
-    meta: { demo: 'true', url, duration: options.durationText, ...(load.rate ? { rate: String(load.rate) } : {}) },
+    meta: {
+      demo: 'true',
+      url,
+      duration: options.durationText,
+      warmup,
+      ...(load.rate ? { rate: String(load.rate) } : {}),
+    },
   });
   // Closed model (requests in flight) or open model (a rate on a fixed schedule).
   const model = load.rate === undefined ? ['--parallel', String(load.parallel)] : ['--rate', String(load.rate)];
-  const args = ['loadgen', '--url', url, '--duration', options.durationText, ...model];
+  const args = ['loadgen', '--url', url, '--duration', options.durationText, '--warmup', warmup, ...model];
   const loadgen = ctx.supervisor.start(`loadgen-${runId}`, CLI, [...args, '--run', String(runId)], { env: ctx.env });
   const exit = await unlessInterrupted(liveProgress({ ...ctx, runId, exited: loadgen.exited }));
   if (exit.code !== 0)
