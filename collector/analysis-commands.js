@@ -80,6 +80,7 @@ export function addAnalysisCommands(program, verb) {
     .option('--parallel <list>', 'requests in flight: one run each (at each instance count)', '1,2,4,8,16,32')
     .option('--rate <list>', 'open model: requests per second, one run each after the --parallel runs')
     .option('--cores-per-instance <n>', "each instance's CPU entitlement, pinned with taskset", '1')
+    .option('--metrics-interval <d>', "the platform measures each instance's CPU and memory every d, as Diego does")
     .option('--keep', 'stay up after the runs (with Prometheus when installed) until Ctrl-C')
     .option('--out <dir>', 'where the comparison is written', 'paasmon-demo')
     .action(verb('demo', 'demoCommand'));

@@ -21,6 +21,8 @@
  * @property {number | null} diskBytes
  * @property {number | null} diskQuotaBytes
  * @property {number | null} uptimeSeconds
+ * @property {boolean} [repeated] the platform had not measured again: the instance's previous reading
+ *   (Prometheus shows it; PostgreSQL stores each reading once)
  */
 
 /**

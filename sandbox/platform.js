@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { instanceCommand, pinning } from './instance-command.js';
 import { makeApp, startCfSimulator } from './cf-simulator.js';
 import { startGorouterStandin } from './gorouter-standin.js';
-import { createProcUsage } from './proc-usage.js';
+import { createProcUsage, onInterval } from './proc-usage.js';
 import { freePort } from '../core/ports.js';
 
 const START_TIMEOUT_MS = 15_000;
@@ -28,6 +28,8 @@ const START_TIMEOUT_MS = 15_000;
  * @property {string} password
  * @property {string} correlationHeader logged by the router as an extra header
  * @property {number} coresPerInstance each instance's CPU entitlement, pinned with taskset where it can be
+ * @property {number} [metricsIntervalMs] measure each instance on this interval, as Diego does, and answer
+ *   the latest measurement in between; without it, a fresh measurement at every stats call
  * @property {{ java?: string, jar?: string, classesDir?: string }} java the compiled Java app, when it runs
  */
 
@@ -88,7 +90,7 @@ export async function startPlatform(options) {
     await Promise.all(
       running.map(async ({ child, port }, index) => {
         await waitHealthy(`http://127.0.0.1:${port}/health`, START_TIMEOUT_MS);
-        showRunning(web.instances[index], /** @type {number} */ (child.pid), options.coresPerInstance);
+        showRunning(web.instances[index], /** @type {number} */ (child.pid), options);
       }),
     );
     router.setBackends(running.map(({ port }) => `http://127.0.0.1:${port}`));
@@ -144,18 +146,18 @@ function launchInstance(options, pin, impl, index, port) {
 }
 
 /**
- * An instance that answers: RUNNING, its usage read from /proc when the Cloud Controller is asked.
- * @param {import('./cf-simulator.js').InstanceSpec} spec @param {number} pid @param {number} coresPerInstance
+ * An instance that answers: RUNNING, its usage read from /proc when the Cloud Controller is asked, or
+ * at most once per `metricsIntervalMs` (measured at the first ask after each interval's end).
+ * @param {import('./cf-simulator.js').InstanceSpec} spec @param {number} pid
+ * @param {Pick<PlatformOptions, 'coresPerInstance' | 'metricsIntervalMs'>} options
  */
-function showRunning(spec, pid, coresPerInstance) {
+function showRunning(spec, pid, { coresPerInstance, metricsIntervalMs = 0 }) {
   const usage = createProcUsage(pid);
-  Object.assign(spec, {
-    state: 'RUNNING',
-    live: () => {
-      const now = usage();
-      return now && { ...now, cpuEntitlement: now.cpu / coresPerInstance };
-    },
-  });
+  const measure = () => {
+    const now = usage();
+    return now && { ...now, cpuEntitlement: now.cpu / coresPerInstance };
+  };
+  Object.assign(spec, { state: 'RUNNING', live: metricsIntervalMs ? onInterval(measure, metricsIntervalMs) : measure });
 }
 
 /** SIGTERM, then SIGKILL if it has not exited within five seconds. @param {RunningInstance} instance */
@@ -245,6 +247,7 @@ async function main() {
     password: env.CF_PASSWORD ?? '',
     correlationHeader: env.CORRELATION_HEADER ?? 'X-Correlation-Id',
     coresPerInstance: Number(env.CORES_PER_INSTANCE ?? 1),
+    metricsIntervalMs: Number(env.METRICS_INTERVAL_MS ?? 0),
     java: { java: env.JAVA_BIN, jar: env.PAASMON_JDBC_JAR, classesDir: env.JAVA_CLASSES_DIR },
   });
   let stopping;

@@ -64,3 +64,19 @@ export function createProcUsage(pid) {
     };
   };
 }
+
+/**
+ * `measure` at most once per interval of `intervalMs` (at the first ask after an interval's end), its
+ * latest result in between: a Diego cell's readings as the Cloud Controller answers them.
+ * @template T @param {() => T} measure @param {number} intervalMs @param {() => number} [clock] ms
+ * @returns {() => T}
+ */
+export function onInterval(measure, intervalMs, clock = Date.now) {
+  /** @type {{ interval: number, value: T } | undefined} */
+  let latest;
+  return () => {
+    const interval = Math.floor(clock() / intervalMs);
+    if (latest?.interval !== interval) latest = { interval, value: measure() };
+    return latest.value;
+  };
+}

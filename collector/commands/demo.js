@@ -120,7 +120,10 @@ async function stopEmbedded(dataDir) {
  */
 async function prepareImplementations(options, env, tmp, out) {
   /** @type {Record<string, string>} */
-  const settings = { CORES_PER_INSTANCE: String(options.coresPerInstance) };
+  const settings = {
+    CORES_PER_INSTANCE: String(options.coresPerInstance),
+    METRICS_INTERVAL_MS: String(options.metricsIntervalMs),
+  };
   if (!options.impls.includes('java')) return { impls: options.impls, settings };
   const java = findJava(env);
   if (java.missing !== undefined) {

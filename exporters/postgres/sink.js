@@ -90,7 +90,8 @@ export function createPostgresSink(options) {
     name: 'postgres',
     /** @param {PaasmonRecord[]} records */
     write(records) {
-      for (const record of records) buffer.add(record);
+      // A reading the platform repeats is stored once, when it was first seen.
+      for (const record of records) if (!(record.kind === 'instance_sample' && record.repeated)) buffer.add(record);
       buffer.dropOverflow();
       notify();
     },

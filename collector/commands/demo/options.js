@@ -13,6 +13,7 @@ import { durationFlag, numberFlag } from '../flags.js';
  * @property {string} parallel
  * @property {string} [rate]
  * @property {string} coresPerInstance
+ * @property {string} [metricsInterval]
  * @property {boolean} [keep]
  * @property {string} out
  */
@@ -66,6 +67,8 @@ export function demoOptions(flags) {
     rates,
     loads,
     coresPerInstance,
+    // 0: the stand-in measures at every poll.
+    metricsIntervalMs: durationFlag(flags.metricsInterval, '--metrics-interval', { zero: true }) ?? 0,
     keep: Boolean(flags.keep),
     out: path.resolve(flags.out),
   };

@@ -4,6 +4,7 @@ import { SourceError, reasonOf } from '../../../core/errors.js';
 import { createCloudControllerClient } from './client.js';
 import { resolveAppsV3, watchedV2, watchedV3 } from './watched.js';
 import { parseV2Stats, parseV3Stats } from './parse.js';
+import { createReadingMemory } from './readings.js';
 
 /** @typedef {import('../../../core/types.js').InstanceSample} InstanceSample */
 /** @typedef {import('./watched.js').WatchedApp} WatchedApp */
@@ -26,6 +27,7 @@ export function createCloudControllerSource(config, deps = {}) {
   const client = createCloudControllerClient({ ...cf, api: cf.api }, deps);
 
   const scope = { client, cf, ...splitApps(cf.apps) };
+  const readings = createReadingMemory();
 
   return {
     name: 'cloud-controller',
@@ -56,7 +58,12 @@ export function createCloudControllerSource(config, deps = {}) {
         ctx,
       );
       const processes = claimed ? watched.processes.filter((p) => claimed.has(p.app.guid)) : watched.processes;
-      return statsOf(client, processes, ctx);
+      try {
+        return readings.mark(await statsOf(client, processes, ctx));
+      } catch (err) {
+        if (err instanceof SourceError) readings.mark(/** @type {InstanceSample[]} */ (err.records));
+        throw err;
+      }
     },
     async close() {
       client.close();
