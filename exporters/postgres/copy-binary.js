@@ -5,7 +5,7 @@
 import { digitsAt, wholeSecondsMs } from '../../core/utc-time.js';
 import { cleanedText } from './clean-text.js';
 
-/** @typedef {'text' | 'int4' | 'int8' | 'float8' | 'timestamptz'} ColumnType */
+/** @typedef {'text' | 'bool' | 'int4' | 'int8' | 'float8' | 'timestamptz'} ColumnType */
 /** @typedef {ColumnType} BinaryType */
 
 /** Midnight 2000-01-01 UTC, where PostgreSQL's binary timestamps count from, in Unix ms. */
@@ -80,8 +80,7 @@ export function tupleWriter(rowsHint) {
   let at = 0;
   let rows = 0;
   /** Rows with text cleaned (clean-text.js), and whether the current row is one. */
-  let cleaned = 0;
-  let rowCleaned = false;
+  let [cleaned, rowCleaned] = [0, false];
   const toTime = timestampEncoder();
   /** @param {number} bytes */
   const room = (bytes) => {
@@ -122,6 +121,8 @@ export function tupleWriter(rowsHint) {
   /** @type {Record<ColumnType, (value: any, column: string) => void>} */
   const typed = {
     text: (value) => (isAbsent(value) ? nullField() : text(value)),
+    bool: (value) =>
+      isAbsent(value) ? nullField() : (room(5), view.setInt32(at, 1), view.setUint8(at + 4, +!!value), (at += 5)),
     int4: (value, column) => (isAbsent(value) ? nullField() : int4Field(integer(value, column, 2 ** 31))),
     int8: (value, column) => (isAbsent(value) ? nullField() : int64Field(integer(value, column, 2 ** 53))),
     float8: (value) => (isAbsent(value) ? nullField() : float8Field(Number(value))),

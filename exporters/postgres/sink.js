@@ -90,8 +90,7 @@ export function createPostgresSink(options) {
     name: 'postgres',
     /** @param {PaasmonRecord[]} records */
     write(records) {
-      // A reading the platform repeats is stored once, when it was first seen.
-      for (const record of records) if (!(record.kind === 'instance_sample' && record.repeated)) buffer.add(record);
+      for (const record of records) buffer.add(record);
       buffer.dropOverflow();
       notify();
     },

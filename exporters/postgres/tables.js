@@ -39,6 +39,7 @@ const INSTANCE_SAMPLES = {
     ['disk_bytes', (r) => r.diskBytes, 'int8'],
     ['disk_quota_bytes', (r) => r.diskQuotaBytes, 'int8'],
     ['uptime_s', (r) => r.uptimeSeconds, 'int8'],
+    ['repeated', (r) => (r.repeated === true ? true : null), 'bool'],
   ],
 };
 

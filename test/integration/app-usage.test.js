@@ -21,7 +21,8 @@ const INSTANCES = [
 ];
 
 /**
- * @typedef {{ index: number, t: number, cpu: number | null, mem: number | null, state?: string }} Sample
+ * @typedef {{ index: number, t: number, cpu: number | null, mem: number | null, state?: string,
+ *   repeated?: boolean }} Sample
  *   t: seconds after START
  */
 
@@ -37,9 +38,12 @@ after(() => db?.stop());
 /** @param {string} app @param {Sample[]} samples */
 async function insertSamples(app, samples) {
   await db.query(
-    `INSERT INTO instance_samples (ts, app_guid, app_name, process_type, instance_index, state, cpu_percent, mem_bytes)
-    SELECT $1::timestamptz + s.t * interval '1 second', 'guid-' || $2, $2, 'web', s.index, s.state, s.cpu, s.mem
-    FROM json_to_recordset($3::json) AS s(index int, t double precision, state text, cpu double precision, mem bigint)`,
+    `INSERT INTO instance_samples (ts, app_guid, app_name, process_type, instance_index, state, cpu_percent, mem_bytes,
+      repeated)
+    SELECT $1::timestamptz + s.t * interval '1 second', 'guid-' || $2, $2, 'web', s.index, s.state, s.cpu, s.mem,
+      s.repeated
+    FROM json_to_recordset($3::json)
+      AS s(index int, t double precision, state text, cpu double precision, mem bigint, repeated boolean)`,
     [new Date(START), app, JSON.stringify(samples.map((s) => ({ state: 'RUNNING', ...s })))],
   );
 }
@@ -193,4 +197,29 @@ test('aligned polls: per poll the sum of that poll, and an instance gone from th
   });
   assert.deepEqual(withoutMem(rows), perPoll);
   assert.equal(rows.find((r) => r.t === 105)?.instances, 2);
+});
+
+test('polls faster than the platform measures: each reading weighs once, whatever the polls that repeat it', async () => {
+  // Polls every second; instance 0 measured every 4 s from 0, instance 1 every 4 s from 2; between two
+  // measurements a poll answers the previous reading again (repeated). Instance 1 is gone after 20 s.
+  /** @type {Sample[]} */
+  const samples = [];
+  for (let t = 0; t <= 30; t++) {
+    for (const [index, { cpu, mib }] of INSTANCES.slice(0, 2).entries()) {
+      if (index === 1 && t > 20) continue;
+      const measuredAt = index === 0 ? t - (t % 4) : Math.max(0, t - ((t + 2) % 4));
+      samples.push({ index, t, cpu: cpu + measuredAt, mem: mib * MIB, repeated: measuredAt !== t || undefined });
+    }
+  }
+  await insertSamples('repeats', samples);
+  const rows = await usage('repeats', 0, 30);
+  // By the definition: a moment per poll that brought a new reading; each instance in that poll with the
+  // reading the poll answered.
+  const moments = [...new Set(samples.filter((s) => !s.repeated).map((s) => s.t))].sort((a, b) => a - b);
+  const expected = moments.map((t) => {
+    const poll = samples.filter((s) => s.t === t);
+    return { t, instances: poll.length, cpu: poll.reduce((sum, s) => sum + (s.cpu ?? 0), 0) };
+  });
+  assert.deepEqual(withoutMem(rows), expected);
+  assert.deepEqual(moments.slice(0, 6), [0, 2, 4, 6, 8, 10], 'one moment per new reading, not one per poll (31 polls)');
 });

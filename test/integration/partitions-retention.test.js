@@ -81,7 +81,12 @@ async function answers(runIds, old = false) {
   return rounded({
     router: await rowsOf('SELECT * FROM router_requests ORDER BY received_at, vcap_request_id, app_guid'),
     loadgen: await rowsOf('SELECT * FROM loadgen_requests ORDER BY run_id, correlation_id'),
-    samples: await rowsOf('SELECT * FROM instance_samples ORDER BY app_guid, instance_index, ts'),
+    // The columns of migration 011 (020 adds `repeated`, NULL in every row before it).
+    samples: await rowsOf(
+      `SELECT ts, app_guid, app_name, process_type, instance_index, state, cpu_percent, cpu_entitlement_percent,
+        mem_bytes, mem_quota_bytes, disk_bytes, disk_quota_bytes, uptime_s
+      FROM instance_samples ORDER BY app_guid, instance_index, ts`,
+    ),
     runSummary: await rowsOf('SELECT * FROM run_summary ORDER BY run_id'),
     correlated: await rowsOf('SELECT * FROM correlated_requests ORDER BY run_id, correlation_id'),
     comparison: await rowsOf('SELECT * FROM run_comparison($1::bigint[]) ORDER BY run_id', [ids]),

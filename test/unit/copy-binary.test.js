@@ -186,31 +186,34 @@ describe('binaryRows (router_requests as binary COPY tuples)', () => {
   });
 
   it('encodes instance samples too: a Date to the millisecond as microseconds since 2000, counts as int8', () => {
-    const { data, rows } = binaryRows(tableOf('instance_sample'), [
-      {
-        ts: new Date('2026-11-22T10:00:00.123Z'),
-        appGuid: 'g',
-        appName: 'shop',
-        processType: 'web',
-        instanceIndex: 1,
-        state: 'RUNNING',
-        cpuPercent: 12.5,
-        cpuEntitlementPercent: null,
-        memBytes: 2 ** 40,
-        memQuotaBytes: null,
-        diskBytes: 0,
-        diskQuotaBytes: null,
-        uptimeSeconds: 60,
-      },
-    ]);
+    const sample = {
+      ts: new Date('2026-11-22T10:00:00.123Z'),
+      appGuid: 'g',
+      appName: 'shop',
+      processType: 'web',
+      instanceIndex: 1,
+      state: 'RUNNING',
+      cpuPercent: 12.5,
+      cpuEntitlementPercent: null,
+      memBytes: 2 ** 40,
+      memQuotaBytes: null,
+      diskBytes: 0,
+      diskQuotaBytes: null,
+      uptimeSeconds: 60,
+    };
+    const { data, rows } = binaryRows(tableOf('instance_sample'), [sample]);
     assert.equal(rows, 1);
-    assert.equal(data.readInt16BE(0), 13);
+    assert.equal(data.readInt16BE(0), 14);
     assert.equal(data.readInt32BE(2), 8);
     assert.equal(
       data.readBigInt64BE(6),
       (BigInt(Date.parse('2026-11-22T10:00:00.123Z')) - BigInt(Date.UTC(2000, 0, 1))) * 1000n,
     );
-    assert.equal(data.readInt32BE(data.length - 12), 8);
-    assert.equal(data.readBigInt64BE(data.length - 8), 60n);
+    // uptime_s, then `repeated` NULL (a reading: no repeat marked).
+    assert.equal(data.readInt32BE(data.length - 16), 8);
+    assert.equal(data.readBigInt64BE(data.length - 12), 60n);
+    assert.equal(data.readInt32BE(data.length - 4), -1);
+    const repeat = binaryRows(tableOf('instance_sample'), [{ ...sample, repeated: true }]).data;
+    assert.deepEqual([repeat.readInt32BE(repeat.length - 5), repeat.readUInt8(repeat.length - 1)], [1, 1]);
   });
 });

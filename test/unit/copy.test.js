@@ -8,7 +8,7 @@ describe('table specs', () => {
   it('give every column of every record kind a PostgreSQL type the binary encoder writes', () => {
     for (const kind of ['instance_sample', 'router_request', 'loadgen_request'])
       for (const [column, , type] of tableOf(kind).columns)
-        assert.ok(['text', 'int4', 'int8', 'float8', 'timestamptz'].includes(type), `${kind}.${column}: ${type}`);
+        assert.ok(['text', 'bool', 'int4', 'int8', 'float8', 'timestamptz'].includes(type), `${kind}.${column}: ${type}`);
   });
 
   it('refuses a kind that has no table', () =>
