@@ -7,6 +7,7 @@ import { keyValueFlags, numberFlag, timeFlag } from './flags.js';
 import { importResults } from '../pipeline/import.js';
 import { FORMATS, readLoadResults } from '../sources/load-results/index.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
+import { keepRunFigures } from './figures.js';
 import { getRun, setRunTool, setRunWindow, startRun } from '../../exporters/postgres/queries/runs.js';
 
 /**
@@ -82,11 +83,12 @@ function openResults(file) {
  * Imports one results file into a run (existing or new); a new run's window is its requests'.
  * @param {import('pg').Pool} pool
  * @param {{ file: string, format?: string, startedAtMs?: number, maxRatio: number,
- *   target: ReturnType<typeof runTarget>, window?: boolean }} job window: set a new run's window
+ *   target: ReturnType<typeof runTarget>, window?: boolean, log: import('pino').Logger }} job window: set a
+ *   new run's window
  * @returns {Promise<{ runId: number, format: string, result: import('../pipeline/import.js').ImportResult,
  *   problem?: string }>}
  */
-export async function importFile(pool, { file, format: given, startedAtMs, maxRatio, target, window = true }) {
+export async function importFile(pool, { file, format: given, startedAtMs, maxRatio, target, window = true, log }) {
   const { format, pages } = await readLoadResults(openResults(file), { format: given, startedAtMs });
   const tool = format.replace(/-(json|csv)$/, '');
   let runId = target.runId;
@@ -101,6 +103,8 @@ export async function importFile(pool, { file, format: given, startedAtMs, maxRa
   const result = await importResults(pages, { runId, worker: `${tool}@${os.hostname()}` }, { pool });
   if (target.spec && window && result.firstSentMs !== undefined && result.lastDoneMs !== undefined)
     await setRunWindow(pool, runId, new Date(result.firstSentMs), new Date(result.lastDoneMs));
+  // Into a run that has ended (a new one has now): its figures as of this import.
+  await keepRunFigures(pool, runId, log);
   return { runId, format, result, problem: skippedProblem(result, maxRatio) };
 }
 
@@ -147,7 +151,7 @@ export function importCommand(config, { log, out, err }, flags, file) {
   checkResultsFile(file);
   checkFormat(flags.format);
   return withMigratedDatabase(config, log, async (pool) => {
-    const done = await importFile(pool, { file, format: flags.format, startedAtMs, maxRatio, target });
+    const done = await importFile(pool, { file, format: flags.format, startedAtMs, maxRatio, target, log });
     out(describeImport(done, file));
     if (done.problem) {
       err(`paasmon: import: ${done.problem}`);

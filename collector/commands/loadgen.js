@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
+import { keepRunFigures } from './figures.js';
 import { finishRun, getRun, startRun } from '../../exporters/postgres/queries/runs.js';
 import { createPrometheusSink } from '../../exporters/prometheus.js';
 import { runLoad } from '../../loadgen/run.js';
@@ -82,7 +83,10 @@ export function loadgenCommand(config, { log, out, err }, flags) {
         return await driveRun(pool, runId, created, options, { log, out, err, observe: metrics?.observe, recordWait });
       } finally {
         // However the load ended (done, interrupted, failed), a run this command created is ended.
-        if (created) await finishRun(pool, runId).catch((e) => log.warn({ err: e, runId }, 'loadgen: ending the run'));
+        if (created) {
+          await finishRun(pool, runId).catch((e) => log.warn({ err: e, runId }, 'loadgen: ending the run'));
+          await keepRunFigures(pool, runId, log);
+        }
       }
     } finally {
       await metrics?.close();

@@ -6,6 +6,7 @@ import os from 'node:os';
 import { ConfigError } from '../../core/errors.js';
 import { checkFormat, describeImport, importFile, runTarget, skippedRatioFlag } from './import.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
+import { keepRunFigures } from './figures.js';
 import { setRunWindow, startRun } from '../../exporters/postgres/queries/runs.js';
 
 /**
@@ -64,6 +65,7 @@ export function runExecCommand(config, { log, out, err }, flags, command) {
           maxRatio,
           target: { runId },
           window: false,
+          log,
         });
         out(describeImport(done, flags.results));
         if (done.problem) {
@@ -73,7 +75,10 @@ export function runExecCommand(config, { log, out, err }, flags, command) {
       }
     } finally {
       // A run this command started spans the tool's life; a joined run is its owner's to end.
-      if (target.spec) await setRunWindow(pool, runId, new Date(launchedAtMs), new Date(endedAtMs));
+      if (target.spec) {
+        await setRunWindow(pool, runId, new Date(launchedAtMs), new Date(endedAtMs));
+        await keepRunFigures(pool, runId, log);
+      }
     }
     return code;
   });
