@@ -28,8 +28,8 @@ const stored = (key) => `(r ->> '${key}')::double precision`;
 
 /**
  * run_summary of the runs that still have their raw rows, and for a run whose raw rows were pruned
- * (run_prunes) its figures stored before pruning (run_figures: its steady window, the
- * report's default trim preferred), with the day it was pruned in raw_rows_pruned_on.
+ * (run_prunes) its figures stored before pruning (run_figures_stored: over the report's default
+ * steady window), with the day it was pruned in raw_rows_pruned_on.
  */
 const SUMMARIES = `(
   SELECT s.*, NULL::text AS raw_rows_pruned_on FROM run_summary s
@@ -44,10 +44,7 @@ const SUMMARIES = `(
          ${stored('throughput_rps')} / nullif(${stored('cpu_percent_avg')}, 0),
          (p.pruned_at AT TIME ZONE 'UTC')::date::text
   FROM run_prunes p JOIN test_runs t ON t.id = p.run_id
-  CROSS JOIN LATERAL (
-    SELECT e -> 'data' AS figures FROM run_figures f CROSS JOIN LATERAL json_array_elements(f.figures) e
-    WHERE f.run_id = p.run_id ORDER BY (e ->> 'trim')::double precision = 0.1 DESC, e ->> 'trim' DESC LIMIT 1) f
-  CROSS JOIN LATERAL json_array_elements(f.figures -> 'runs') r
+  CROSS JOIN LATERAL json_array_elements(run_figures_stored(p.run_id, 0.1) -> 'runs') r
 ) s`;
 
 // Each run's summary is asked for by its id, in a LATERAL subquery that OFFSET 0 keeps whole: flattened into a

@@ -1,11 +1,14 @@
 // What makes a run's stored figures stale (run_figures_written, sql/views/25_run_figures.sql):
 // every write into the run's window, noted by the page writer or not, without reading the raw
 // rows; a refresh waits for the writers that marked the run before it and is marked stale again by
-// those after it; prune stores again figures that went stale before it drops the rows.
+// those after it; prune stores again figures that went stale before it drops the rows; migration
+// 019's down migration keeps what was stored.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { runner } from 'node-pg-migrate';
+import pg from 'pg';
 import pino from 'pino';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { MIGRATIONS_DIR, migrate } from '../../exporters/postgres/migrate.js';
 import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
 import { refreshRunFigures } from '../../exporters/postgres/run-figures.js';
 import { runCli } from '../support/cli.js';
@@ -160,5 +163,62 @@ test('a refresh waits for a writer that marked the run before it, and one markin
   } finally {
     await writer.query('ROLLBACK').catch(() => {});
     writer.release();
+  }
+});
+
+test("migration 019's down keeps the stored figures in the tables before it, and up brings them back", async () => {
+  await db.query('CREATE DATABASE figures_down');
+  const pool = new pg.Pool({ connectionString: db.url.replace(/\/postgres$/, '/figures_down'), max: 2 });
+  try {
+    await migrate(pool, pino({ level: 'silent' }));
+    const query = (/** @type {string} */ sql, /** @type {unknown[]} */ params = []) => pool.query(sql, params);
+    const spec = { label: 'down', app: 'app-d', spanS: 20, successful: 40 };
+    const [pruned, kept] = [
+      await seedRun(query, { ...spec, start: new Date('2025-07-01T10:00:00Z') }),
+      await seedRun(query, { ...spec, start: new Date('2025-07-02T10:00:00Z') }),
+    ];
+    for (const run of [pruned, kept]) await query('SELECT refresh_run_figures($1, $2)', [run, '{0.1}']);
+    await query('INSERT INTO run_prunes (run_id) VALUES ($1)', [pruned]);
+    const stored = (await query('SELECT run_figures_stored($1, 0.1)::text AS data', [pruned])).rows[0].data;
+    const client = await pool.connect();
+    try {
+      await runner({
+        dbClient: /** @type {any} */ (client),
+        dir: MIGRATIONS_DIR,
+        direction: 'down',
+        count: 1,
+        migrationsTable: 'paasmon_migrations',
+        log: () => {},
+      });
+    } finally {
+      client.release();
+    }
+    const { rows: old } = await query(
+      `SELECT run_id::int, trim_fraction, figures::text AS data FROM run_report_figures ORDER BY 1, 2`,
+    );
+    assert.deepEqual(
+      old.map((row) => [row.run_id, row.trim_fraction]),
+      [
+        [pruned, 0],
+        [pruned, 0.1],
+        [kept, 0],
+        [kept, 0.1],
+      ],
+    );
+    assert.deepEqual(JSON.parse(old[1].data), JSON.parse(stored));
+    const { rows: tables } = await query(
+      `SELECT to_regclass('run_figures') AS figures, to_regclass('run_summary_figures') AS summary,
+              to_regclass('paasmon_data_writes') AS writes`,
+    );
+    assert.deepEqual(tables[0], { figures: null, summary: 'run_summary_figures', writes: 'paasmon_data_writes' });
+    await migrate(pool, pino({ level: 'silent' }));
+    const { rows: back } = await query('SELECT run_id::int, stale FROM run_figures ORDER BY 1');
+    assert.deepEqual(back, [
+      { run_id: pruned, stale: false },
+      { run_id: kept, stale: true },
+    ]);
+    assert.equal((await query('SELECT run_figures_stored($1, 0.1)::text AS data', [pruned])).rows[0].data, stored);
+  } finally {
+    await pool.end();
   }
 });
