@@ -1,7 +1,7 @@
 // A run's figures kept by the commands that change its data (docs/architecture.md, "A run's
 // figures"): at the end of a run stop, an import or a load, and by `collect`'s upkeep for runs
 // whose figures later writes (late router records) made stale.
-import { refreshRunFigures, staleRuns } from '../../exporters/postgres/run-figures.js';
+import { databaseNow, refreshRunFigures, staleRuns } from '../../exporters/postgres/run-figures.js';
 import { DEFAULT_TRIM } from '../../report/default-trim.js';
 import { startRounds } from './prune.js';
 
@@ -9,6 +9,8 @@ import { startRounds } from './prune.js';
 const FIGURES_INTERVAL_MS = 60_000;
 const QUIET_MS = 60_000;
 const RUNS_PER_ROUND = 5;
+/** How many runs' figures a writing command stores again at its end. */
+const RUNS_PER_WRITE = 20;
 
 /**
  * Stores the figures of a run that has ended (over the whole run and the report's default steady
@@ -21,6 +23,26 @@ export async function keepRunFigures(pool, runId, log) {
   } catch (err) {
     log.warn({ runId, reason: /** @type {Error} */ (err).message }, 'run figures not stored now; collect stores them');
   }
+}
+
+/**
+ * Around a command that writes raw rows into runs it does not end (`ingest` of late router logs):
+ * `work`, then the figures it made stale stored again (of up to RUNS_PER_WRITE ended runs; collect
+ * stores the others), so the next report reads them.
+ * @template T
+ * @param {import('pg').Pool} pool @param {import('pino').Logger} log @param {() => Promise<T>} work
+ * @returns {Promise<T>}
+ */
+export async function keepWrittenFigures(pool, log, work) {
+  const since = await databaseNow(pool);
+  const result = await work();
+  try {
+    const runs = await staleRuns(pool, { quietMs: 0, limit: RUNS_PER_WRITE, since });
+    await refreshRunFigures(pool, runs, [DEFAULT_TRIM]);
+  } catch (err) {
+    log.warn({ reason: /** @type {Error} */ (err).message }, 'run figures not stored now; collect stores them');
+  }
+  return result;
 }
 
 /**

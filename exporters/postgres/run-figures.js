@@ -2,6 +2,12 @@
 // the design docs/architecture.md, "A run's figures"): written by the commands that change a run's
 // data, never by a reader.
 
+/** The database's time now: where a writer's marks start (run_figures.written_at). @param {import('pg').Pool} pool */
+export async function databaseNow(pool) {
+  const { rows } = await pool.query('SELECT clock_timestamp() AS now');
+  return /** @type {Date} */ (rows[0].now);
+}
+
 /**
  * Computes and stores the figures of these runs, if they have ended, over the whole run, the
  * steady windows of `trims` and those stored already; a run whose figures are current and hold
@@ -26,18 +32,19 @@ export async function refreshRunFigures(pool, runIds, trims, { ended = true } = 
 }
 
 /**
- * The ended runs whose figures are stale and that have had no write noted for `quietMs`, newest
- * run first, at most `limit`: what the upkeep refreshes next.
- * @param {import('pg').Pool} pool @param {{ quietMs: number, limit: number }} options
+ * The ended runs whose figures are stale and that have had no write noted for `quietMs` (and, with
+ * `since`, one noted since then), newest run first, at most `limit`: what the upkeep refreshes next.
+ * @param {import('pg').Pool} pool @param {{ quietMs: number, limit: number, since?: Date }} options
  * @returns {Promise<number[]>}
  */
-export async function staleRuns(pool, { quietMs, limit }) {
+export async function staleRuns(pool, { quietMs, limit, since }) {
   const { rows } = await pool.query(
     `SELECT f.run_id FROM run_figures f JOIN test_runs t ON t.id = f.run_id
-     WHERE f.stale AND t.ended_at IS NOT NULL AND f.written_at < now() - $1 * interval '1 millisecond'
+     WHERE f.stale AND t.ended_at IS NOT NULL AND f.written_at <= now() - $1 * interval '1 millisecond'
+       AND ($3::timestamptz IS NULL OR f.written_at >= $3)
        AND NOT EXISTS (SELECT 1 FROM run_prunes p WHERE p.run_id = f.run_id)
      ORDER BY f.run_id DESC LIMIT $2`,
-    [quietMs, limit],
+    [quietMs, limit, since?.toISOString() ?? null],
   );
   return rows.map((row) => Number(row.run_id));
 }

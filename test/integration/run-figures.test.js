@@ -18,6 +18,7 @@ import { refreshRunFigures, staleRuns } from '../../exporters/postgres/run-figur
 import { runCli } from '../support/cli.js';
 import { countersAcross, startTestDatabase } from '../support/database.js';
 import { seedRun } from '../support/report-runs.js';
+import { gorouterLine } from '../support/router-docs.js';
 
 const silent = pino({ level: 'silent' });
 const DAY_MS = 86_400_000;
@@ -189,6 +190,45 @@ test('late rows in the run window make its figures stale until the upkeep stores
   const summary = (await db.query('SELECT requests FROM run_summary WHERE run_id = $1', [runId])).rows[0];
   assert.equal(Number(summary.requests), 303);
   assert.equal((await loadReportData(db.pool, [runId], { trim: 0 })).runs[0].requests, 303);
+});
+
+test('an ingest of late router logs into an ended run stores its figures again at its end', async () => {
+  const runId = await seedRun(db.query, {
+    label: 'late logs',
+    app: 'shop',
+    start: new Date(Date.parse('2026-03-01T10:00:00Z') + day++ * DAY_MS),
+    spanS: 20,
+    successful: 50,
+    router: false,
+  });
+  await refreshRunFigures(db.pool, [runId], [0.1]);
+  const { rows } = await db.query(
+    `SELECT correlation_id, (extract(epoch FROM started_at) * 1e6)::bigint AS us FROM loadgen_requests
+     WHERE run_id = $1 ORDER BY started_at LIMIT 30`,
+    [runId],
+  );
+  const lines = rows.map((row, i) =>
+    gorouterLine({
+      app: 'shop',
+      appGuid: 'guid-shop',
+      appIndex: 0,
+      path: '/api',
+      status: 200,
+      receivedUs: Number(row.us) + 500,
+      responseUs: 2000,
+      gorouterUs: 100,
+      vcapRequestId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      id: row.correlation_id,
+    }),
+  );
+  const file = path.join(dir, 'late.log');
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  const result = await runCli(['ingest', '--file', file, '--app', 'shop'], { DATABASE_URL: db.url });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal((await figuresRow(runId)).stale, false);
+  const data = await loadReportData(db.pool, [runId], { trim: 0 });
+  assert.deepEqual(data.stored, [runId]);
+  assert.equal(data.runs[0].router_records, 30);
 });
 
 test('a pruned run keeps the figures it had, stored by the prune', async () => {
