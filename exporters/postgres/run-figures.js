@@ -19,8 +19,10 @@ export async function databaseNow(pool) {
 export async function refreshRunFigures(pool, runIds, trims, { ended = true } = {}) {
   /** @type {number[]} */
   const refreshed = [];
-  // One transaction each: a run's row stays locked only while its own figures are computed.
+  // One transaction each: a run's row stays locked only while its own figures are computed, and
+  // the partitions analyzed first only while they are.
   for (const runId of runIds) {
+    await pool.query('SELECT run_figures_analyze($1)', [runId]);
     const { rows } = await pool.query(
       `SELECT refresh_run_figures(t.id, $2::double precision[]) AS refreshed
        FROM test_runs t WHERE t.id = $1 AND ($3 OR t.ended_at IS NOT NULL)`,

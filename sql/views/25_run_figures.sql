@@ -36,7 +36,7 @@ RETURNS json LANGUAGE sql STABLE SET TimeZone = 'UTC' AS $$
   FROM run_report_parts(ARRAY[run], trim_fraction) p
 $$;
 
--- Fresh statistics for the partitions of a run's window that were never analyzed or grew since
+-- Fresh statistics for the day partitions of a run's window that were never analyzed or grew since
 -- (a bulk write's rows): a plan from missing statistics joins a big run row by row. A role that
 -- may not analyze a table is warned and skipped, not refused.
 CREATE OR REPLACE FUNCTION run_figures_analyze(run bigint)
@@ -50,7 +50,7 @@ BEGIN
     CROSS JOIN paasmon_partition_bounds(ARRAY['router_requests', 'loadgen_requests', 'instance_samples']::regclass[]) b
     JOIN pg_class c ON c.oid = b.partition
     WHERE t.id = run
-      AND (b.from_ts IS NULL OR tstzrange(b.from_ts, b.to_ts) && run_figures_window(t))
+      AND b.from_ts IS NOT NULL AND tstzrange(b.from_ts, b.to_ts) && run_figures_window(t)
       AND (c.reltuples < 0
            OR pg_relation_size(c.oid) > 1.1 * c.relpages * current_setting('block_size')::bigint + 1048576)
   LOOP
