@@ -66,7 +66,7 @@ export async function prunePlan(db, limit) {
  * Drops the day partitions of router_requests, loadgen_requests and instance_samples before
  * `before` (see pruneLimit), after storing the figures of the runs in them (over the steady window
  * of `trim`, the report's default). dryRun: only says what would go. The caller has prepared the
- * partitions (preparePartitions: migrate does, and collect's upkeep round), so rows of old days
+ * partitions (preparePartitions: the prune command does, and collect's upkeep round), so rows of old days
  * that reached the default partition are in day partitions of their own. `steps`: ms each step took.
  * @param {import('pg').Pool} pool
  * @param {{ before: Date, trim: number, dryRun?: boolean, log?: import('pino').Logger }} options
