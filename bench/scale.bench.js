@@ -19,6 +19,8 @@ import pino from 'pino';
 import { compareRuns } from '../collector/commands/report.js';
 import { binaryRows, copyInsert, inTransaction } from '../exporters/postgres/copy.js';
 import { migrate } from '../exporters/postgres/migrate.js';
+import { refreshRunFigures } from '../exporters/postgres/run-figures.js';
+import { DEFAULT_TRIM } from '../report/default-trim.js';
 import { TABLE_OF_KIND } from '../exporters/postgres/tables.js';
 import { runCli } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
@@ -106,13 +108,12 @@ async function readTimes(db, name) {
   });
   await db.query('ANALYZE');
   const reportMs = await median(() => compareRuns(db.pool, [runId], { recompute: true }));
-  // Computed each time: its stored figures removed first (untimed).
+  // Computed each time: its stored figures stale (rows written with SQL mark every run).
   const summaryMs = await median(
     () => db.query('SELECT * FROM run_summary WHERE run_id = $1', [runId]),
-    () => db.query('DELETE FROM run_summary_figures WHERE run_id = $1', [runId]),
+    () => db.query('UPDATE run_figures SET stale = true WHERE run_id = $1', [runId]),
   );
   if (process.env.BENCH_SCALE_EXPLAIN) {
-    await db.query('DELETE FROM run_summary_figures WHERE run_id = $1', [runId]);
     const plan = await db.query('EXPLAIN (ANALYZE, BUFFERS) SELECT * FROM run_summary WHERE run_id = $1', [runId]);
     console.log(`run_summary in the ${name} database:\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
   }
@@ -216,24 +217,25 @@ try {
       `reads: median of ${REPEAT} after a warm-up`,
   );
 
-  // The days to prune: their runs' figures are stored first (as a report of them would), then timed.
+  // The days to prune: their runs' figures are stored first (as the commands that end runs do), then timed.
   const limitOf = (/** @type {number} */ daysLeft) => new Date(today - (daysLeft - 1) * DAY_MS).toISOString();
   const goalLimit = limitOf(DAYS - PRUNE_DAYS);
   const { rows: old } = await grown.query('SELECT id FROM test_runs WHERE started_at < $1 ORDER BY id', [goalLimit]);
   const figuresStarted = performance.now();
-  for (let i = 0; i < old.length; i += 20)
-    await compareRuns(
-      grown.pool,
-      old.slice(i, i + 20).map((r) => Number(r.id)),
-    );
+  await refreshRunFigures(
+    grown.pool,
+    old.map((r) => Number(r.id)),
+    [DEFAULT_TRIM],
+    { ended: false },
+  );
   console.log(
     `\nthe figures of the ${old.length} runs to prune stored beforehand in ` +
       `${((performance.now() - figuresStarted) / 1000).toFixed(0)} s`,
   );
-  const marksMs = await median(() =>
-    grown.query('SELECT * FROM run_data_marks($1::bigint[])', [`{${old.map((r) => r.id).join(',')}}`]),
+  const currentMs = await median(() =>
+    grown.query('SELECT count(*) FROM run_figures WHERE run_id = ANY ($1) AND NOT stale', [old.map((r) => r.id)]),
   );
-  console.log(`the data marks of those runs (is each one's stored figures current?): ${marksMs.toFixed(1)} ms`);
+  console.log(`the check that those runs' stored figures are current: ${currentMs.toFixed(1)} ms`);
   if (CACHED_CASE)
     await timePrune(grown, {
       limit: limitOf(GROWN_DAYS - PRUNE_DAYS),

@@ -15,6 +15,7 @@ import { createCloudControllerSource } from './sources/cloud-controller/index.js
 import { headerLogField } from './sources/router-logs/correlation-ids.js';
 import { createRouterLogSource } from './sources/router-logs/index.js';
 import { drainConfigured, startDrain } from './sources/syslog-drain/index.js';
+import { startFiguresJob } from './run-figures.js';
 import { startRetentionJob } from './retention-job.js';
 
 /**
@@ -197,13 +198,20 @@ function drainJob(config, { log, prometheus, pool, schemaReady }) {
 }
 
 /**
- * Partitions of the coming days, and RETENTION's prune, on their own hourly timer (retention-job.js).
+ * The database's upkeep on timers of its own: partitions of the coming days and RETENTION's prune
+ * hourly (retention-job.js), stale run figures every minute (run-figures.js).
  * @param {import('./config/index.js').Config} config @param {JobDeps} deps @returns {CollectorJob}
  */
 function retentionJob(config, { pool, log, schemaReady }) {
   return {
     name: 'partitions',
     trigger: 'push',
-    start: async () => startRetentionJob(pool, config.retentionMs, log, schemaReady),
+    start: async () => {
+      const upkeep = [
+        startRetentionJob(pool, config.retentionMs, log, schemaReady),
+        startFiguresJob(pool, log, schemaReady),
+      ];
+      return { stop: async () => void (await Promise.all(upkeep.map((job) => job.stop()))) };
+    },
   };
 }

@@ -26,23 +26,34 @@ const RETENTION_INTERVAL_MS = 3_600_000;
  * @returns {{ stop: () => Promise<void> }}
  */
 export function startRetentionJob(pool, retentionMs, log, schemaReady) {
+  return startRounds(RETENTION_INTERVAL_MS, schemaReady, async () => {
+    try {
+      await preparePartitions(pool);
+      await pruneOnSchedule(pool, retentionMs, log);
+    } catch (err) {
+      log.warn({ reason: /** @type {Error} */ (err).message }, 'partition upkeep failed; next round in an hour');
+    }
+  });
+}
+
+/**
+ * `round` once the schema is ready and then every `intervalMs`, one round at a time; stop waits
+ * for the round in progress.
+ * @param {number} intervalMs @param {Promise<boolean>} schemaReady @param {() => Promise<void>} round never throws
+ * @returns {{ stop: () => Promise<void> }}
+ */
+export function startRounds(intervalMs, schemaReady, round) {
   /** @type {Promise<void>} */
   let running = Promise.resolve();
   let stopped = false;
-  const round = () => {
+  const next = () => {
     if (stopped) return;
     running = running.then(async () => {
-      if (!(await schemaReady)) return;
-      try {
-        await preparePartitions(pool);
-        await pruneOnSchedule(pool, retentionMs, log);
-      } catch (err) {
-        log.warn({ reason: /** @type {Error} */ (err).message }, 'partition upkeep failed; next round in an hour');
-      }
+      if (await schemaReady) await round();
     });
   };
-  round();
-  const timer = setInterval(round, RETENTION_INTERVAL_MS);
+  next();
+  const timer = setInterval(next, intervalMs);
   timer.unref();
   return {
     async stop() {

@@ -8,6 +8,7 @@ import { keyValueFlags, numberFlag, timeFlag } from './flags.js';
 import { importResults } from '../pipeline/import.js';
 import { formatNamed, readLoadResults } from '../sources/load-results/index.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
+import { keepRunFigures } from '../run-figures.js';
 import { getRun, setRunTool, setRunWindow, startRun } from '../../exporters/postgres/queries/runs.js';
 
 /**
@@ -156,11 +157,12 @@ async function withRequests(pages, file) {
  * Imports one results file into a run (existing or new); a new run's window is its requests'.
  * @param {import('pg').Pool} pool
  * @param {{ file: string, format?: string, startedAtMs?: number, maxRatio: number,
- *   target: ReturnType<typeof runTarget>, window?: boolean }} job window: set a new run's window
+ *   target: ReturnType<typeof runTarget>, window?: boolean, log: import('pino').Logger }} job window: set a
+ *   new run's window
  * @returns {Promise<{ runId: number, format: string, result: import('../pipeline/import.js').ImportResult,
  *   problem?: string }>}
  */
-export async function importFile(pool, { file, format: given, startedAtMs, maxRatio, target, window = true }) {
+export async function importFile(pool, { file, format: given, startedAtMs, maxRatio, target, window = true, log }) {
   const { format, tool, pages: all } = await readResults(file, given, startedAtMs);
   const pages = await withRequests(all, file);
   let runId = target.runId;
@@ -175,6 +177,8 @@ export async function importFile(pool, { file, format: given, startedAtMs, maxRa
   const result = await importResults(pages, { runId, worker: `${tool}@${os.hostname()}` }, { pool });
   if (target.spec && window && result.firstSentMs !== undefined && result.lastDoneMs !== undefined)
     await setRunWindow(pool, runId, new Date(result.firstSentMs), new Date(result.lastDoneMs));
+  // Into a run that has ended (a new one has now): its figures as of this import.
+  await keepRunFigures(pool, runId, log);
   return { runId, format, result, problem: skippedProblem(result, maxRatio) };
 }
 
@@ -221,7 +225,7 @@ export function importCommand(config, { log, out, err }, flags, file) {
   checkResultsFile(file);
   checkFormat(flags.format);
   return withMigratedDatabase(config, log, async (pool) => {
-    const done = await importFile(pool, { file, format: flags.format, startedAtMs, maxRatio, target });
+    const done = await importFile(pool, { file, format: flags.format, startedAtMs, maxRatio, target, log });
     out(describeImport(done, file));
     if (done.problem) {
       err(`paasmon: import: ${done.problem}`);

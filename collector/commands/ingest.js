@@ -14,6 +14,7 @@ import {
 import { createAppNameLookup } from '../sources/cloud-controller/app-names.js';
 import { createRouterLogSource } from '../sources/router-logs/index.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
+import { keepWrittenFigures } from '../run-figures.js';
 
 /** @param {import('../pipeline/ingest.js').IngestResult} result */
 const describeSkippedAndCleaned = ({ skipped, cleaned }) =>
@@ -66,7 +67,10 @@ export async function ingestCommand(config, { log, out }, flags) {
     return 0;
   };
 
-  return withMigratedDatabase(config, log, async (pool) => {
+  return withMigratedDatabase(config, log, (pool) => keepWrittenFigures(pool, log, () => ingestInto(pool)));
+
+  /** @param {import('pg').Pool} pool */
+  async function ingestInto(pool) {
     const warn = (/** @type {string} */ reason, /** @type {string} */ detail) => log.warn({ reason }, detail);
     if (flags.file) {
       const lookup = flags.app ? undefined : createAppNameLookup(config, { log });
@@ -110,5 +114,5 @@ export async function ingestCommand(config, { log, out }, flags) {
     } finally {
       await source.close();
     }
-  });
+  }
 }

@@ -2,6 +2,7 @@
 // with /metrics while it runs when asked (or when Cloud Foundry gives the app a $PORT).
 import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
+import { keepRunFigures } from '../run-figures.js';
 import { finishRun, getRun, startRun } from '../../exporters/postgres/queries/runs.js';
 import { runLoad } from '../../loadgen/run.js';
 import { serveLoadgenMetrics } from '../metrics-server.js';
@@ -48,7 +49,10 @@ export function loadgenCommand(config, { log, out, err }, flags) {
         return await driveRun(pool, runId, created, options, { log, out, err, observe: metrics?.observe, recordWait });
       } finally {
         // However the load ended (done, interrupted, failed), a run this command created is ended.
-        if (created) await finishRun(pool, runId).catch((e) => log.warn({ err: e, runId }, 'loadgen: ending the run'));
+        if (created) {
+          await finishRun(pool, runId).catch((e) => log.warn({ err: e, runId }, 'loadgen: ending the run'));
+          await keepRunFigures(pool, runId, log);
+        }
       }
     } finally {
       await metrics?.close();

@@ -2,6 +2,7 @@
 // the limit (RETENTION, or --before), after storing the report figures of the runs in them.
 import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
+import { preparePartitions } from '../../exporters/postgres/partitions.js';
 import { prune, retentionLimit } from '../../exporters/postgres/retention.js';
 import { DEFAULT_TRIM } from '../../report/default-trim.js';
 import { timeFlag } from './flags.js';
@@ -24,6 +25,8 @@ export async function pruneCommand(config, { log, out }, flags) {
       variable: 'RETENTION',
     });
   return withMigratedDatabase(config, log, async (pool) => {
+    // Rows of old days that reached the default partition go to partitions of their own first.
+    await preparePartitions(pool);
     const result = await prune(pool, { before, trim: DEFAULT_TRIM, dryRun: flags.dryRun === true, log });
     const verb = flags.dryRun ? 'would drop' : 'dropped';
     const days = new Set(result.partitions.map((p) => p.from.toISOString().slice(0, 10)));

@@ -21,13 +21,13 @@ const comparisonModule = () => import('../../report/comparison.js');
  * @param {{ trim?: number, scaleBy?: 'auto' | 'parallel' | 'instances', recompute?: boolean,
  *   log?: import('pino').Logger }} [options]
  *   trim: fraction of each run dropped at each end (0.1); scaleBy: the load of the USL fit (auto);
- *   recompute: ignore the figures stored for runs whose data has not changed
+ *   recompute: compute every run's figures now, not read the stored ones (but a pruned run's)
  * @returns {Promise<import('../../report/comparison.js').Comparison>}
  */
 export async function compareRuns(pool, runIds, options = {}) {
   const trim = options.trim ?? DEFAULT_TRIM;
-  const data = await loadReportData(pool, runIds, { trim, recompute: options.recompute, log: options.log });
-  if (data.stored.length) options.log?.debug({ runs: data.stored }, 'stored figures of unchanged runs read back');
+  const data = await loadReportData(pool, runIds, { trim, recompute: options.recompute });
+  if (data.stored.length) options.log?.debug({ runs: data.stored }, 'stored figures of runs read back');
   const { buildComparison } = await comparisonModule();
   return buildComparison(data, { trim, scaleBy: options.scaleBy });
 }

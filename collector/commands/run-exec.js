@@ -6,6 +6,7 @@ import os from 'node:os';
 import { ConfigError } from '../../core/errors.js';
 import { ResultsFileError, checkFormat, describeImport, importFile, runTarget, skippedRatioFlag } from './import.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
+import { keepRunFigures } from '../run-figures.js';
 import { discardRun, setRunWindow, startRun } from '../../exporters/postgres/queries/runs.js';
 
 /**
@@ -72,7 +73,7 @@ export function runExecCommand(config, { log, out, err }, flags, command) {
       code = await child.exited;
       endedAtMs = Date.now();
       if (flags.results) {
-        const job = { file: flags.results, format: flags.format, startedAtMs: launchedAtMs, maxRatio };
+        const job = { file: flags.results, format: flags.format, startedAtMs: launchedAtMs, maxRatio, log };
         const done = await importFile(pool, { ...job, target: { runId }, window: false }).catch((failure) => {
           // The tool ran: its own failure (a non-zero code) is still the command's.
           if (!(failure instanceof ResultsFileError)) throw failure;
@@ -86,7 +87,10 @@ export function runExecCommand(config, { log, out, err }, flags, command) {
       }
     } finally {
       // A run this command started spans the tool's life; a joined run is its owner's to end.
-      if (target.spec) await setRunWindow(pool, runId, new Date(launchedAtMs), new Date(endedAtMs));
+      if (target.spec) {
+        await setRunWindow(pool, runId, new Date(launchedAtMs), new Date(endedAtMs));
+        await keepRunFigures(pool, runId, log);
+      }
     }
     return code;
   });

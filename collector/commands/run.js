@@ -3,6 +3,7 @@ import { keyValueFlags, numberFlag } from './flags.js';
 import { formatTable } from './format.js';
 import { listRuns, startRun, stopRun } from '../../exporters/postgres/queries/runs.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
+import { keepRunFigures } from '../run-figures.js';
 
 /**
  * @typedef {object} RunStartFlags
@@ -50,6 +51,7 @@ export function runStopCommand(config, { log, out, err }, _flags, id) {
       err(`paasmon: run ${runId} does not exist or has already ended (paasmon run list shows the runs)`);
       return 1;
     }
+    await keepRunFigures(pool, runId, log);
     out(`run ${runId} stopped`);
     return 0;
   });

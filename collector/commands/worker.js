@@ -4,6 +4,7 @@
 // `paasmon run start`, never a `cf push`.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
+import { keepRunFigures } from '../run-figures.js';
 import { finishDrivenRun, scheduledRuns, workerDroveRun } from '../../exporters/postgres/queries/runs.js';
 import { runLoad } from '../../loadgen/run.js';
 import { loadgenOptions } from './flags.js';
@@ -90,7 +91,10 @@ export function workerCommand(config, { log, out }, flags) {
 async function endWhenLast(pool, runId, signal, log) {
   await sleep(2 * POLL_MS + 500, undefined, { signal }).catch(() => {});
   try {
-    if (await finishDrivenRun(pool, runId, 2 * POLL_MS)) log.info({ runId }, 'worker: run ended');
+    if (await finishDrivenRun(pool, runId, 2 * POLL_MS)) {
+      log.info({ runId }, 'worker: run ended');
+      await keepRunFigures(pool, runId, log);
+    }
   } catch (err) {
     log.warn({ err, runId }, 'worker: ending the run');
   }

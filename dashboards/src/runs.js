@@ -1,6 +1,6 @@
 // paasmon — runs (PostgreSQL): every run in the time range, and two or more runs compared side by
 // side. Reads the documented tables and views only (test_runs, run_summary, instance_samples,
-// loadgen_requests; run_prunes and run_report_figures for runs whose raw rows were pruned), so the
+// loadgen_requests; run_prunes and run_figures for runs whose raw rows were pruned), so the
 // numbers are those of `paasmon correlate`, the SQL reports and `paasmon report`.
 import { QueryVariableBuilder, RowBuilder, VariableRefresh } from '@grafana/grafana-foundation-sdk/dashboard';
 import * as barchart from '@grafana/grafana-foundation-sdk/barchart';
@@ -23,13 +23,13 @@ import {
 /** Run ids picked in the `run` variable (Grafana quotes each: '3','7'). */
 const SELECTED = 'IN ($run)';
 
-/** A stored figure of a pruned run, from its run_comparison row in run_report_figures. @param {string} key */
+/** A stored figure of a pruned run, from its run_comparison row in run_figures. @param {string} key */
 const stored = (key) => `(r ->> '${key}')::double precision`;
 
 /**
  * run_summary of the runs that still have their raw rows, and for a run whose raw rows were pruned
- * (run_prunes) its figures stored before pruning (run_report_figures: its steady window, the
- * report's default trim preferred), with the day it was pruned in raw_rows_pruned_on.
+ * (run_prunes) its figures stored before pruning (run_figures_stored: over the report's default
+ * steady window), with the day it was pruned in raw_rows_pruned_on.
  */
 const SUMMARIES = `(
   SELECT s.*, NULL::text AS raw_rows_pruned_on FROM run_summary s
@@ -44,10 +44,7 @@ const SUMMARIES = `(
          ${stored('throughput_rps')} / nullif(${stored('cpu_percent_avg')}, 0),
          (p.pruned_at AT TIME ZONE 'UTC')::date::text
   FROM run_prunes p JOIN test_runs t ON t.id = p.run_id
-  CROSS JOIN LATERAL (
-    SELECT f.figures FROM run_report_figures f WHERE f.run_id = p.run_id
-    ORDER BY f.trim_fraction = 0.1 DESC, f.computed_at DESC LIMIT 1) f
-  CROSS JOIN LATERAL json_array_elements(f.figures -> 'runs') r
+  CROSS JOIN LATERAL json_array_elements(run_figures_stored(p.run_id, 0.1) -> 'runs') r
 ) s`;
 
 // Each run's summary is asked for by its id, in a LATERAL subquery that OFFSET 0 keeps whole: flattened into a

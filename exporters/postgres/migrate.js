@@ -69,21 +69,22 @@ async function migrationsPending(query) {
 
 /**
  * Applies every file of sql/views when `always` or when their digest is not the one last applied
- * (paasmon_view_files), and records it. `applying` is told each file's name before it runs.
+ * (paasmon_view_files), and records it. `applying` is told each file's name before it runs. New
+ * files may compute figures otherwise: every run's stored figures are then stale (run_figures_written).
  * @param {(sql: string, params?: unknown[]) => Promise<any>} query @param {boolean} always
  * @param {(file: string | undefined) => void} applying
  */
 async function applyViews(query, always, applying) {
   const { files, digest } = readViewFiles();
-  if (!always) {
-    const { rows } = await query('SELECT digest FROM paasmon_view_files');
-    if (rows[0]?.digest === digest) return;
-  }
+  const { rows } = await query('SELECT digest FROM paasmon_view_files');
+  const changed = rows[0]?.digest !== digest;
+  if (!always && !changed) return;
   for (const file of files) {
     applying(`sql/views/${file.name}`);
     await query(file.sql);
   }
   applying(undefined);
+  if (changed) await query('SELECT run_figures_written(NULL, NULL)');
   await query(
     `INSERT INTO paasmon_view_files (digest) VALUES ($1)
      ON CONFLICT (single) DO UPDATE SET digest = excluded.digest, applied_at = now()`,
@@ -99,7 +100,8 @@ const RUNNER_TRANSACTION = new Set(['BEGIN', 'COMMIT', 'ROLLBACK']);
  * lock node-pg-migrate uses (safe with several collectors: the second waits, then finds nothing to
  * migrate). views 'changed' (a command's start) skips the view files when no migration ran and
  * their digest is the one last applied, so a view changed by hand stays until an explicit migrate
- * ('always', the default) puts it back. A lost connection is thrown as it came (isConnectionError
+ * ('always', the default) puts it back; only 'always' does the partitions' upkeep too
+ * (preparePartitions). A lost connection is thrown as it came (isConnectionError
  * tells it); anything else the database refused becomes a MigrationError whose one-line message
  * names the file and the server's error.
  * @param {import('pg').Pool} pool @param {import('pino').Logger} log
@@ -176,10 +178,12 @@ export async function migrate(pool, log, { views = 'always' } = {}) {
       : `migrations (table ${MIGRATIONS_TABLE})`;
     throw new MigrationError(`postgres: ${what} failed: ${describeRefusal(cause)}`, { migration: current, cause });
   });
-  // The coming days' partitions exist before any writer needs them (partitions.js).
-  const prepared = performance.now();
-  await preparePartitions(pool);
-  steps.partitions = Math.round(performance.now() - prepared);
+  // The coming days' partitions (partitions.js): an explicit migrate's upkeep, never a read's.
+  if (views === 'always') {
+    const prepared = performance.now();
+    await preparePartitions(pool);
+    steps.partitions = Math.round(performance.now() - prepared);
+  }
   log.debug({ steps }, 'migrate steps');
   return applied.map((m) => m.name);
 }

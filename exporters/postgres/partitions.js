@@ -105,10 +105,10 @@ export function pageDays(spec, page) {
 }
 
 /**
- * The page writer's notes of a page's write (migration 015), what run_data_marks reads to tell
- * whether a run's stored figures are still current: `start` before the COPY (the statement
- * triggers leave the table to it), `end` as the transaction's last statement (the rows it
- * updates stay locked only while the transaction commits).
+ * The page writer's notes of a page's write (migration 015's paasmon_note_write): the stored
+ * figures of the runs whose window the page's span meets are stale (run_figures_written).
+ * `start` before the COPY (the statement triggers leave the table to it), `end` as the
+ * transaction's last statement (the rows it updates stay locked only while the transaction commits).
  * @param {import('pg').PoolClient} client @param {PageExtent | undefined} extent
  */
 export function noteWrite(client, extent) {

@@ -1,8 +1,9 @@
 // Retention: whole day partitions older than a limit dropped (a metadata operation, never a
-// DELETE), after every run with rows in them has its report figures stored (run_report_figures)
-// and is marked pruned (run_prunes), so reports still compare it from the stored figures.
+// DELETE), after every run with rows in them has its figures stored (run_figures) and is marked
+// pruned (run_prunes), so reports and run_summary still show it from the stored figures.
 import { withClient } from './client.js';
-import { loadReportData, pgArray, runsWithCurrentFigures } from './queries/report.js';
+import { pgArray } from './queries/report.js';
+import { refreshRunFigures } from './run-figures.js';
 
 const DAY_MS = 86_400_000;
 /** How long dropping partitions may wait for the writers' locks before prune gives up this time. */
@@ -62,42 +63,10 @@ export async function prunePlan(db, limit) {
 }
 
 /**
- * Stores the report figures of these runs (over the steady window of `trim`) as they are now, for
- * the runs that have none current; figures already stored for other windows stay.
- * @param {import('pg').Pool} pool @param {number[]} runIds @param {number} trim
- * @param {import('pino').Logger} [log]
- */
-async function storeFiguresOf(pool, runIds, trim, log) {
-  // Only the marks are checked for all runs; figures are read (and computed) for the others alone.
-  const current = await runsWithCurrentFigures(pool, runIds, trim);
-  const stale = runIds.filter((id) => !current.includes(id));
-  if (stale.length === 0) return;
-  const data = await loadReportData(pool, stale, { trim, log });
-  const computed = stale.filter((id) => !data.stored.includes(id));
-  if (computed.length === 0) return;
-  const figures = computed.map((id) => ({
-    run_id: id,
-    figures: Object.fromEntries(
-      Object.entries(data)
-        .filter(([part]) => part !== 'stored')
-        .map(([part, rows]) => [part, /** @type {any[]} */ (rows).filter((row) => Number(row.run_id) === id)]),
-    ),
-  }));
-  await pool.query(
-    `INSERT INTO run_report_figures (run_id, trim_fraction, data_mark, figures)
-     SELECT run_id, $2, 'stored before pruning', figures
-     FROM json_to_recordset($1::json) AS f(run_id bigint, figures json)
-     ON CONFLICT (run_id, trim_fraction) DO UPDATE SET data_mark = excluded.data_mark, figures = excluded.figures,
-       computed_at = now()`,
-    [JSON.stringify(figures), trim],
-  );
-}
-
-/**
  * Drops the day partitions of router_requests, loadgen_requests and instance_samples before
  * `before` (see pruneLimit), after storing the figures of the runs in them (over the steady window
  * of `trim`, the report's default). dryRun: only says what would go. The caller has prepared the
- * partitions (preparePartitions: migrate does, and collect's upkeep round), so rows of old days
+ * partitions (preparePartitions: the prune command does, and collect's upkeep round), so rows of old days
  * that reached the default partition are in day partitions of their own. `steps`: ms each step took.
  * @param {import('pg').Pool} pool
  * @param {{ before: Date, trim: number, dryRun?: boolean, log?: import('pino').Logger }} options
@@ -116,7 +85,8 @@ export async function prune(pool, { before, trim, dryRun = false, log }) {
   step('plan');
   const result = { limit, ...plan, bytes: plan.partitions.reduce((sum, p) => sum + p.bytes, 0), dropped: false, steps };
   if (dryRun || (plan.partitions.length === 0 && plan.runIds.length === 0)) return result;
-  await storeFiguresOf(pool, plan.runIds, trim, log);
+  // Whether ended or not: after the drop, what is stored is all a run has.
+  await refreshRunFigures(pool, plan.runIds, [trim], { ended: false });
   step('figures');
   await withClient(pool, async (client) => {
     await client.query('BEGIN');
@@ -127,12 +97,6 @@ export async function prune(pool, { before, trim, dryRun = false, log }) {
         [pgArray(plan.runIds)],
       );
       await client.query('SELECT paasmon_drop_partitions($1::text[])', [plan.partitions.map((p) => p.partition)]);
-      // The notes of writes that ended well before the limit: no run's mark reaches back to them.
-      await client.query(
-        `DELETE FROM paasmon_data_writes
-         WHERE NOT upper_inf(span) AND upper(span) < $1::timestamptz - interval '1 hour'`,
-        [limit.toISOString()],
-      );
       step('drop');
       await client.query('COMMIT');
       step('commit');

@@ -1,44 +1,34 @@
--- run_request_figures(run) over the whole of an ended run, kept in run_summary_figures once
--- computed and read back while nothing it was computed from has changed. Its mark: the run's row,
--- the writes of its requests (loadgen_spans) and the ids of the last writes (paasmon_data_writes)
--- of load-generator and router rows within the hour around its requests, where the join looks
--- for their records; and the digest of the view files applied. A live run is computed at each
--- call. SECURITY DEFINER, so that a role that may only read (a Grafana datasource) keeps what it
--- computed too. A call that may not write (a read-only transaction, a standby), or whose run
--- another transaction is storing, returns what it computed unstored: no reader waits for another.
+-- run_request_figures(run) over the whole of a run, from its stored figures (run_figures, trim 0:
+-- the same requests) while they are current or the run was pruned, else computed now. Reads only,
+-- so a read-only role (a Grafana datasource) gets the same answer.
 CREATE OR REPLACE FUNCTION run_summary_request_figures(run bigint)
-RETURNS SETOF run_summary_figures
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path FROM CURRENT AS $function$
+RETURNS TABLE (
+  requests bigint, errors bigint, first_sent timestamptz, last_done timestamptz, e2e_mean_ms double precision,
+  e2e_pct double precision[], e2e_max_ms double precision, e2e_stddev_ms double precision, router_records bigint,
+  router_mean_ms double precision, router_pct double precision[]
+)
+LANGUAGE plpgsql STABLE AS $function$
 DECLARE
-  mark text;
-  digest text := (SELECT v.digest FROM paasmon_view_files v);
-  figures run_summary_figures;
+  r json;
 BEGIN
-  SELECT run_data_mark(t, tstzrange(sp.first_started_at - interval '1 hour', sp.last_started_at + interval '1 hour',
-                                    '[]'), ARRAY['loadgen_requests', 'router_requests'])
-    INTO mark
-  FROM test_runs t CROSS JOIN loadgen_span(t.id) sp
-  WHERE t.id = run AND t.ended_at IS NOT NULL;
-  SELECT * INTO figures FROM run_summary_figures s
-  WHERE s.run_id = run AND s.data_mark = mark AND s.view_digest = digest;
-  IF FOUND THEN
-    RETURN NEXT figures;
+  r := run_figures_stored(run, 0) -> 'runs' -> 0;
+  IF r IS NULL THEN
+    RETURN QUERY SELECT f.requests, f.errors, f.first_sent, f.last_done, f.e2e_mean_ms, f.e2e_pct, f.e2e_max_ms,
+                        f.e2e_stddev_ms, f.router_records, f.router_mean_ms, f.router_pct
+                 FROM run_request_figures(run) f;
     RETURN;
   END IF;
-  SELECT run, coalesce(mark, ''), coalesce(digest, ''), now(), f.requests, f.errors, f.first_sent, f.last_done,
-         f.e2e_mean_ms, f.e2e_pct, f.e2e_max_ms, f.e2e_stddev_ms, f.router_records, f.router_mean_ms, f.router_pct
-    INTO figures
-  FROM run_request_figures(run) f;
-  IF NOT FOUND THEN
-    RETURN;
-  END IF;
-  IF mark IS NOT NULL AND digest IS NOT NULL AND NOT current_setting('transaction_read_only')::boolean
-     AND pg_try_advisory_xact_lock(hashtext('paasmon run summary'), hashint8(run)) THEN
-    -- The run's lock taken, no other transaction writes its row until this one ends.
-    DELETE FROM run_summary_figures s WHERE s.run_id = run;
-    INSERT INTO run_summary_figures VALUES (figures.*);
-  END IF;
-  RETURN NEXT figures;
+  -- Over the whole run the steady window is the span of its requests: first send to last response.
+  RETURN QUERY SELECT (r ->> 'requests')::bigint, (r ->> 'errors')::bigint,
+    CASE WHEN (r ->> 'requests')::bigint > 0 THEN (r ->> 'window_start')::timestamptz END,
+    CASE WHEN (r ->> 'requests')::bigint > 0 THEN (r ->> 'window_end')::timestamptz END,
+    (r ->> 'e2e_mean_ms')::double precision,
+    ARRAY[(r ->> 'e2e_p50_ms')::double precision, (r ->> 'e2e_p90_ms')::double precision,
+          (r ->> 'e2e_p95_ms')::double precision, (r ->> 'e2e_p99_ms')::double precision],
+    (r ->> 'e2e_max_ms')::double precision, (r ->> 'e2e_stddev_ms')::double precision,
+    (r ->> 'router_records')::bigint, (r ->> 'router_mean_ms')::double precision,
+    ARRAY[(r ->> 'router_p50_ms')::double precision, (r ->> 'router_p95_ms')::double precision,
+          (r ->> 'router_p99_ms')::double precision];
 END
 $function$;
 
@@ -72,8 +62,8 @@ SELECT t.id                                                              AS run_
          / nullif(c.cpu_percent_avg, 0)                                   AS throughput_per_cpu_percent
 FROM test_runs t
 -- One pass over the run's requests with their router records (run_request_figures), for the run
--- asked for only: `WHERE run_id = 7` filters test_runs before the lateral call; an ended run's
--- figures as stored while its data is unchanged (run_summary_request_figures).
+-- asked for only: `WHERE run_id = 7` filters test_runs before the lateral call; a run's figures
+-- as stored while current (run_summary_request_figures).
 CROSS JOIN LATERAL run_summary_request_figures(t.id) lg
 CROSS JOIN LATERAL (
   SELECT avg(u.cpu_percent) AS cpu_percent_avg, max(u.cpu_percent) AS cpu_percent_peak,

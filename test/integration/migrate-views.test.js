@@ -115,8 +115,6 @@ async function snapshot(/** @type {pg.Pool} */ pool, /** @type {number[]} */ ids
   answers.run_comparison = await q('SELECT * FROM run_comparison($1::bigint[], 0)', [runs]);
   answers.steady_windows = await q('SELECT * FROM steady_windows($1::bigint[]) ORDER BY run_id', [runs]);
   answers.app_usage = await q(`SELECT * FROM app_usage('shop', '2026-04-01T09:00Z', '2026-04-01T12:00Z') ORDER BY ts`);
-  // A mark's form is not an answer (migration 015 changed it): only that every run has one.
-  answers.run_data_marks = await q('SELECT run_id FROM run_data_marks($1::bigint[]) ORDER BY run_id', [runs]);
   answers.router_record = await q(`SELECT * FROM router_record($1)`, [`${ids[0]}-7`]);
   answers.student_t_975 = await q('SELECT student_t_975(df) FROM generate_series(0, 40) df');
   // Before migration 012 the router record was looked up by its id alone (one argument).
