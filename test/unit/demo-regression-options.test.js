@@ -74,7 +74,17 @@ describe('demo --regression closing sentence', () => {
     assert.equal(
       closingSentence(result, 3, 20),
       "compare's verdict: regressed (`paasmon compare` exited 3, as it would in a pipeline): throughput −60.0 %; " +
-        "the layer that moved: behind the router (behind_router), where the candidate's 20 ms delay was put.",
+        "the layer that moved: behind the router (behind_router), where the candidate's 20 ms delay was put behind the router.",
+    );
+  });
+
+  it('says when compare named another layer, and when the sides were not comparable', () => {
+    const result = { verdict: 'regressed', layer: 'router', figures: [figure('throughput', 'regressed', -0.2)] };
+    assert.match(closingSentence(result, 3, 20), /moved: in the router \(router\), though the candidate's 20 ms/);
+    const apart = { verdict: 'not_comparable', layer: null, figures: [], comparable: { reasons: ['a', 'b'] } };
+    assert.equal(
+      closingSentence(apart, 5, 20),
+      "compare's verdict: not comparable (`paasmon compare` exited 5, as it would in a pipeline): a; b.",
     );
   });
 

@@ -56,14 +56,8 @@ export async function compareRounds({ ids, delayMs, options, out, supervisor, en
   const seed = String(newSeed());
   /** @param {string} format @param {string[]} [to] */
   const compare = async (format, to = []) => {
-    const child = supervisor.start(
-      `compare-${format}`,
-      CLI,
-      ['compare', ...sides, '--format', format, '--seed', seed, ...to],
-      {
-        env,
-      },
-    );
+    const args = ['compare', ...sides, '--format', format, '--seed', seed, ...to];
+    const child = supervisor.start(`compare-${format}`, CLI, args, { env });
     const { code } = await unlessInterrupted(child.exited);
     if (code === null || !VERDICT_CODES.includes(code)) throw new Error(`paasmon compare failed:\n${child.tail()}`);
     return { code, output: fs.readFileSync(child.logFile, 'utf8').trimEnd() };
@@ -82,6 +76,8 @@ export async function compareRounds({ ids, delayMs, options, out, supervisor, en
  */
 export function closingSentence(result, code, delayMs) {
   const exit = `\`paasmon compare\` exited ${code}, as it would in a pipeline`;
+  if (result.verdict === 'not_comparable')
+    return `compare's verdict: not comparable (${exit}): ${result.comparable.reasons.join('; ')}.`;
   if (result.verdict !== 'regressed') {
     return (
       `compare's verdict: ${result.verdict} (${exit}): the ${delayMs} ms added behind the router did not stand ` +
@@ -91,9 +87,10 @@ export function closingSentence(result, code, delayMs) {
   const regressed = result.figures
     .filter((/** @type {any} */ f) => f.gated && f.verdict === 'regressed')
     .map((/** @type {any} */ f) => `${f.label} ${changeText(f)}`);
-  const layer = result.layer ? `${LAYER_NAMES[result.layer]} (${result.layer})` : 'no layer in particular';
+  const layer = result.layer ? `${LAYER_NAMES[result.layer]} (${result.layer})` : 'none named';
+  const where = result.layer === 'behind_router' ? 'where' : 'though';
   return (
     `compare's verdict: regressed (${exit}): ${regressed.join(', ')}; the layer that moved: ${layer}, ` +
-    `where the candidate's ${delayMs} ms delay was put.`
+    `${where} the candidate's ${delayMs} ms delay was put behind the router.`
   );
 }
