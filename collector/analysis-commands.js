@@ -67,6 +67,11 @@ export function addAnalysisCommands(program, verb) {
     .option('--force', 'compare sides that are not comparable, and say so')
     .action(verb('compare', 'compareCommand'));
 
+  addDemoCommand(program, verb);
+}
+
+/** @param {Command} program @param {Verb} verb */
+function addDemoCommand(program, verb) {
   program
     .command('demo')
     .description(
@@ -76,12 +81,22 @@ export function addAnalysisCommands(program, verb) {
     .option('--duration <d>', 'load of each run', '3s')
     .option('--warmup <d>', 'load before the first run of each instance count, in no run (0 for none)', '5s')
     .option('--instances <list>', 'instance counts: the app restarted at each', '1')
-    .option('--impl <list>', 'sample app implementations, node and/or java', 'node,java')
-    .option('--parallel <list>', 'requests in flight: one run each (at each instance count)', '1,2,4,8,16,32')
+    .option('--impl <list>', 'sample app implementations, node and/or java (node,java; --regression: node)')
+    .option(
+      '--parallel <list>',
+      'requests in flight: one run each at each instance count (1,2,4,8,16,32; --regression: 4)',
+    )
     .option('--rate <list>', 'open model: requests per second, one run each after the --parallel runs')
     .option('--cores-per-instance <n>', "each instance's CPU entitlement, pinned with taskset", '1')
     .option('--metrics-interval <d>', "the platform measures each instance's CPU and memory every d, as Diego does")
     .option('--keep', 'stay up after the runs (with Prometheus when installed) until Ctrl-C')
+    .option(
+      '--regression',
+      'the regression gate instead of the sweep: rounds of one setting, then the same with a delay added ' +
+        'behind the router, interleaved, and `paasmon compare` on them',
+    )
+    .option('--rounds <n>', 'with --regression: rounds per side (3)')
+    .option('--delay <d>', 'with --regression: added by the app to each answer in the candidate rounds (20ms)')
     .option('--out <dir>', 'where the comparison is written', 'paasmon-demo')
     .action(verb('demo', 'demoCommand'));
 }

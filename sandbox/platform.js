@@ -4,8 +4,9 @@
 // and UAA endpoints (cf-simulator.js) with each instance's real CPU and memory from /proc.
 //
 // Run as a child with an IPC channel (startPlatformChild below); settings come from the environment.
-// Messages in: { type: 'scale', instances: n, impl } (every instance restarted, as `cf scale` + restart; impl:
-// node or java). Messages out: { type: 'ready', routerUrl, apiUrl, appGuid, pinning },
+// Messages in: { type: 'scale', instances: n, impl, delayMs } (every instance restarted, as `cf scale` + restart;
+// impl: node or java; delayMs: added by the app to every answer but /health, BULLETIN_BOARD_DELAY_MS).
+// Messages out: { type: 'ready', routerUrl, apiUrl, appGuid, pinning },
 // { type: 'scaled', instances: [{ index, pid, port, cpus }] },
 // { type: 'error', message }. Exits, stopping every instance, on SIGTERM, SIGINT or when the parent goes away.
 import { spawn } from 'node:child_process';
@@ -77,13 +78,13 @@ export async function startPlatform(options) {
 
   /**
    * Restarts the app with `count` instances of `impl`; resolves once every one answers.
-   * @param {number} count @param {string} impl
+   * @param {number} count @param {string} impl @param {number} [delayMs] added by the app to each answer
    */
-  async function scale(count, impl) {
+  async function scale(count, impl, delayMs = 0) {
     await stopInstances();
     web.instances = [];
     for (let index = 0; index < count; index++) {
-      const { spec, instance } = launchInstance(options, pin, impl, index, await freePort());
+      const { spec, instance } = launchInstance(options, pin, { impl, delayMs }, index, await freePort());
       web.instances.push(spec);
       running.push(instance);
     }
@@ -119,10 +120,10 @@ export async function startPlatform(options) {
 /**
  * Starts one app instance process on `port`; its spec, as the Cloud Controller shows it, is STARTING
  * until it answers, then DOWN when stopped or CRASHED when it exits by itself.
- * @param {PlatformOptions} options @param {ReturnType<typeof pinning>} pin @param {string} impl
- * @param {number} index @param {number} port
+ * @param {PlatformOptions} options @param {ReturnType<typeof pinning>} pin
+ * @param {{ impl: string, delayMs: number }} app @param {number} index @param {number} port
  */
-function launchInstance(options, pin, impl, index, port) {
+function launchInstance(options, pin, { impl, delayMs }, index, port) {
   const { command, args, cpus } = instanceCommand({
     impl,
     index,
@@ -131,7 +132,13 @@ function launchInstance(options, pin, impl, index, port) {
     java: options.java,
   });
   const child = spawn(command, args, {
-    env: { ...process.env, PORT: String(port), CF_INSTANCE_INDEX: String(index), DATABASE_URL: options.databaseUrl },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      CF_INSTANCE_INDEX: String(index),
+      DATABASE_URL: options.databaseUrl,
+      BULLETIN_BOARD_DELAY_MS: String(delayMs),
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   /** @type {import('./cf-simulator.js').InstanceSpec} */
@@ -190,11 +197,11 @@ export async function startPlatformChild(supervisor, env, timeoutMs) {
     /** @type {string | null} why instances are not pinned to their entitlement */ pinning: ready.pinning,
     /**
      * Restarts the app with `instances` instances of `impl`, resolved once every one answers.
-     * @param {number} instances @param {string} impl
+     * @param {number} instances @param {string} impl @param {number} [delayMs] added by the app to each answer
      * @returns {Promise<Array<{ index: number, pid: number, port: number, cpus: number[] | null }>>}
      */
-    async scale(instances, impl) {
-      child.process.send?.({ type: 'scale', instances, impl });
+    async scale(instances, impl, delayMs = 0) {
+      child.process.send?.({ type: 'scale', instances, impl, delayMs });
       return (await nextMessage(child, 'scaled', timeoutMs)).instances;
     },
   };
@@ -260,7 +267,7 @@ async function main() {
   process.once('disconnect', stop);
   process.on('message', (/** @type {any} */ message) => {
     if (message?.type !== 'scale') return;
-    platform.scale(Number(message.instances), String(message.impl ?? 'node')).then(
+    platform.scale(Number(message.instances), String(message.impl ?? 'node'), Number(message.delayMs ?? 0)).then(
       (instances) => send({ type: 'scaled', instances }),
       (err) => send({ type: 'error', message: err.message }),
     );

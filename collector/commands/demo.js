@@ -15,6 +15,7 @@ import { JAVA_INSTALL_HINT, compileJavaApp, findJava } from '../../sandbox/bulle
 import { createSupervisor } from '../../sandbox/supervisor.js';
 import { keepRunning } from './demo/keep.js';
 import { demoOptions } from './demo/options.js';
+import { compareRounds, runRounds } from './demo/regression.js';
 import { runSweep } from './demo/runs.js';
 import { startServices } from './demo/setup.js';
 import { closingSentences, implementationTables, scalingLines, writeComparison } from './demo/summary.js';
@@ -138,6 +139,61 @@ async function prepareImplementations(options, env, tmp, out) {
 }
 
 /**
+ * What the demo is about to run. @param {import('./demo/options.js').DemoOptions} options @param {string[]} impls
+ */
+function headerLine(options, impls) {
+  const cores = `${options.coresPerInstance} core${options.coresPerInstance === 1 ? '' : 's'} per instance`;
+  if (options.regression) {
+    const { rounds, delayMs } = options.regression;
+    return (
+      `paasmon demo --regression: ${impls[0]} sample app "${APP}" at ${options.instances[0]} instance(s) x ` +
+      `${options.parallel[0]} requests in flight, ${options.durationText} each, ${cores}: ${rounds} baseline ` +
+      `rounds and ${rounds} candidate rounds with ${delayMs} ms added behind the router (in the app), ` +
+      'interleaved, the app restarted before each'
+    );
+  }
+  const runs = impls.length * options.instances.length * options.loads.length;
+  const rates = options.rates.length ? ` and ${options.rates.join(', ')} req/s offered` : '';
+  return (
+    `paasmon demo: ${impls.join(' and ')} sample app "${APP}" at ${options.instances.join(', ')} instance(s) ` +
+    `x ${options.parallel.join(', ')} requests in flight${rates}, ${options.durationText} each (${runs} runs), ${cores}`
+  );
+}
+
+/**
+ * The sweep: one run per implementation, instance count and load, then `paasmon correlate`, the
+ * comparison of the runs written and printed with the scalability fit.
+ * @param {import('./demo/runs.js').RunContext} ctx
+ * @param {{ baseEnv: Record<string, string>, databaseUrl: string }} correlateWith
+ * @returns {Promise<string>} the closing sentences
+ */
+async function sweepAndReport(ctx, { baseEnv, databaseUrl }) {
+  const { pool, out, options, platform, supervisor } = ctx;
+  const runIds = await runSweep(ctx);
+  out('[5/5] paasmon correlate');
+  const correlate = supervisor.start('correlate', CLI, ['correlate'], {
+    env: { ...baseEnv, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+  });
+  const correlated = await ctx.unlessInterrupted(correlate.exited);
+  if (correlated.code !== 0) throw new Error(`paasmon correlate failed:\n${correlate.tail()}`);
+  out(fs.readFileSync(correlate.logFile, 'utf8').trimEnd());
+
+  const scaleBy = options.parallel.length > 1 ? 'parallel' : 'instances';
+  const { comparison, files } = await writeComparison(pool, runIds, scaleBy, options.out);
+  const entitlement = `each instance entitled to ${options.coresPerInstance} core(s)`;
+  const pinned = platform.pinning ? `, CPU limit ${platform.pinning}` : ', pinned with taskset';
+  out(`\nThe runs per implementation (${entitlement}${pinned}):\n${implementationTables(comparison).join('\n\n')}`);
+  out(
+    `\nScalability (Universal Scalability Law, load: ${scaleBy === 'parallel' ? 'requests in flight' : 'instances'}):`,
+  );
+  for (const line of scalingLines(comparison)) out(`  ${line}`);
+  out(
+    `\nwritten: ${files.table}, ${files.html} (open it in a browser: charts and the numbers, offline), ${files.json}`,
+  );
+  return closingSentences(comparison).join(' ');
+}
+
+/**
  * @param {object} deps
  * @param {import('../config/index.js').Config} deps.config
  * @param {import('pino').Logger} deps.log
@@ -168,48 +224,28 @@ async function runDemo({ config, log, out, env, options, tmp, startEmbedded, sup
   const baseEnv = { PATH: env.PATH ?? '', HOME: env.HOME ?? tmp, CORRELATION_HEADER: config.correlationHeader };
 
   const { impls, settings } = await unlessInterrupted(prepareImplementations(options, env, tmp, out));
-  const runs = impls.length * options.instances.length * options.loads.length;
-  const rates = options.rates.length ? ` and ${options.rates.join(', ')} req/s offered` : '';
-  out(
-    `paasmon demo: ${impls.join(' and ')} sample app "${APP}" at ${options.instances.join(', ')} instance(s) ` +
-      `x ${options.parallel.join(', ')} requests in flight${rates}, ${options.durationText} each (${runs} runs), ` +
-      `${options.coresPerInstance} core${options.coresPerInstance === 1 ? '' : 's'} per instance`,
-  );
+  out(headerLine(options, impls));
   const services = await startServices({
     ...{ config, log, out, app: APP, tmp, baseEnv, platformSettings: settings },
     ...{ startEmbedded, supervisor, unlessInterrupted, setDatabase },
   });
   const { pool, databaseUrl, platform, collect, metricsPort, metricsUrl } = services;
-  const runIds = await runSweep({
+  const runContext = {
     ...{ pool, app: APP, out, options, impls, platform, collect, supervisor, unlessInterrupted, sleep },
     env: { ...baseEnv, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-  });
-
-  out('[5/5] paasmon correlate');
-  const correlate = supervisor.start('correlate', CLI, ['correlate'], {
-    env: { ...baseEnv, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-  });
-  const correlated = await unlessInterrupted(correlate.exited);
-  if (correlated.code !== 0) throw new Error(`paasmon correlate failed:\n${correlate.tail()}`);
-  out(fs.readFileSync(correlate.logFile, 'utf8').trimEnd());
-
-  const scaleBy = options.parallel.length > 1 ? 'parallel' : 'instances';
-  const { comparison, files } = await writeComparison(pool, runIds, scaleBy, options.out);
-  const entitlement = `each instance entitled to ${options.coresPerInstance} core(s)`;
-  const pinned = platform.pinning ? `, CPU limit ${platform.pinning}` : ', pinned with taskset';
-  out(`\nThe runs per implementation (${entitlement}${pinned}):\n${implementationTables(comparison).join('\n\n')}`);
-  out(
-    `\nScalability (Universal Scalability Law, load: ${scaleBy === 'parallel' ? 'requests in flight' : 'instances'}):`,
-  );
-  for (const line of scalingLines(comparison)) out(`  ${line}`);
-  out(
-    `\nwritten: ${files.table}, ${files.html} (open it in a browser: charts and the numbers, offline), ${files.json}`,
-  );
+  };
+  let closing;
+  if (options.regression) {
+    const ids = await runRounds({ ...runContext, regression: options.regression });
+    closing = await compareRounds({ ...runContext, ids, delayMs: options.regression.delayMs });
+  } else {
+    closing = await sweepAndReport(runContext, { baseEnv, databaseUrl });
+  }
   out(
     `metrics: ${metricsUrl} served by paasmon collect during the runs` +
       (options.keep ? '' : ' (--keep keeps everything up)'),
   );
-  out(`\n${closingSentences(comparison).join(' ')}`);
+  out(`\n${closing}`);
 
   if (!options.keep) return 0;
   await keepRunning({

@@ -1,7 +1,8 @@
 // The sample app in Java, as the thesis built it: the JDK's HTTP server with a fixed thread pool,
 // plain JDBC through a small connection pool, no ORM. Same endpoints, queries and JSON bodies as
-// ../bulletin-board/server.js. PORT, CF_INSTANCE_INDEX and DATABASE_URL come from the environment;
-// SIGTERM stops the server and closes the connections.
+// ../bulletin-board/server.js. PORT, CF_INSTANCE_INDEX, DATABASE_URL and BULLETIN_BOARD_DELAY_MS (a delay
+// added to every answer but /health) come from the environment; SIGTERM stops the server and closes the
+// connections.
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
@@ -53,11 +54,13 @@ public final class Main {
 
   static ConnectionPool pool;
   static int instanceIndex;
+  static long delayMs;
 
   public static void main(String[] args) throws Exception {
     // Headers and body go out at once: without it Nagle's algorithm holds the body for the client's ACK.
     System.setProperty("sun.net.httpserver.nodelay", "true");
     instanceIndex = Integer.parseInt(System.getenv().getOrDefault("CF_INSTANCE_INDEX", "0"));
+    delayMs = Long.parseLong(System.getenv().getOrDefault("BULLETIN_BOARD_DELAY_MS", "0"));
     pool = openPool(System.getenv("DATABASE_URL"));
     int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
     HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 128);
@@ -119,6 +122,7 @@ public final class Main {
       health.put("instance", instanceIndex);
       return new Reply(200, health);
     }
+    if (delayMs > 0) Thread.sleep(delayMs);
     if (method.equals("GET") && path.equals("/api/board")) return new Reply(200, Map.of("posts", query(BOARD)));
     Matcher post = POST_PATH.matcher(path);
     if (method.equals("GET") && post.matches()) {

@@ -1,12 +1,14 @@
 // One instance of the sample app: HTTP JSON endpoints backed by real PostgreSQL queries. Started
 // by sandbox/platform.js as Cloud Foundry starts an instance: PORT, CF_INSTANCE_INDEX and
-// DATABASE_URL come from the environment. SIGTERM: stop accepting, finish, exit.
+// DATABASE_URL come from the environment; BULLETIN_BOARD_DELAY_MS, a delay added to every answer but
+// /health (`paasmon demo --regression`'s known regression). SIGTERM: stop accepting, finish, exit.
 import http from 'node:http';
 import pg from 'pg';
 import { SCHEMA } from './schema.js';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
 pool.on('error', () => {});
+const DELAY_MS = Number(process.env.BULLETIN_BOARD_DELAY_MS ?? 0);
 
 const BOARD = `SELECT p.id, p.title, left(p.body, 120) AS excerpt, p.created_at, u.name AS author, count(c.id)::int AS comments
   FROM ${SCHEMA}.posts p JOIN ${SCHEMA}.users u ON u.id = p.author_id LEFT JOIN ${SCHEMA}.comments c ON c.post_id = p.id
@@ -32,6 +34,7 @@ async function route(req, res) {
   const url = new URL(req.url ?? '/', 'http://app');
   if (url.pathname === '/health')
     return send(res, 200, { status: 'ok', instance: Number(process.env.CF_INSTANCE_INDEX ?? 0) });
+  if (DELAY_MS > 0) await new Promise((resolve) => setTimeout(resolve, DELAY_MS));
   if (req.method === 'GET' && url.pathname === '/api/board') {
     return send(res, 200, { posts: (await pool.query(BOARD)).rows });
   }

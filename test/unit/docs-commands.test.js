@@ -28,7 +28,7 @@ export function documentationFiles() {
 
 /**
  * Words of a shell command line from `text` up to where the command ends (an unquoted `#` comment,
- * `)`, `|`, `&`, `;` or backtick), with quotes removed. Variables stay as written ($RUN).
+ * `)`, `|`, `&`, `;`, a redirect `>` or `<`, or backtick), with quotes removed. Variables stay as written ($RUN).
  * @param {string} text
  */
 export function shellWords(text) {
@@ -43,7 +43,7 @@ export function shellWords(text) {
     } else if (/\s/.test(c)) {
       if (word !== null) words.push(word);
       word = null;
-    } else if (')|&;`'.includes(c) || (c === '#' && word === null)) {
+    } else if (')|&;`<>'.includes(c) || (c === '#' && word === null)) {
       break;
     } else {
       word = (word ?? '') + c;

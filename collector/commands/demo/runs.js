@@ -19,7 +19,8 @@ const CORRELATION_TIMEOUT_MS = 30_000;
  * @property {(line: string) => void} out
  * @property {import('./options.js').DemoOptions} options
  * @property {string[]} impls the implementations that run here
- * @property {{ routerUrl: string, scale: (n: number, impl: string) => Promise<Array<{ port: number }>> }} platform
+ * @property {{ routerUrl: string, pinning?: string | null,
+ *   scale: (n: number, impl: string, delayMs?: number) => Promise<Array<{ port: number }>> }} platform
  * @property {import('../../../sandbox/supervisor.js').Child} collect
  * @property {ReturnType<typeof import('../../../sandbox/supervisor.js').createSupervisor>} supervisor
  * @property {Record<string, string>} env of loadgen
@@ -55,29 +56,13 @@ export function runLabel(impl, instances, load, named) {
 
 /** Every run, in order. @param {RunContext} ctx @returns {Promise<number[]>} run ids */
 export async function runSweep(ctx) {
-  const { options, impls, out, unlessInterrupted } = ctx;
+  const { options, impls, out } = ctx;
   const total = impls.length * options.instances.length * options.loads.length;
   /** @type {number[]} */
   const runIds = [];
   for (const impl of impls) {
     for (const instances of options.instances) {
-      const scaledAt = new Date();
-      await unlessInterrupted(ctx.platform.scale(instances, impl));
-      // The runs start once collect has seen every new instance running, so its CPU is in the run.
-      await unlessInterrupted(
-        waitUntil(
-          async () => {
-            const { rows } = await ctx.pool.query(
-              `SELECT count(*)::int AS n FROM instance_samples WHERE app_name = $1 AND ts > $2 AND state = 'RUNNING'
-        GROUP BY ts ORDER BY ts DESC LIMIT 1`,
-              [ctx.app, scaledAt],
-            );
-            return rows[0]?.n === instances;
-          },
-          START_TIMEOUT_MS,
-          () => `collect to see ${instances} running instance(s); collect's last output:\n${ctx.collect.tail()}`,
-        ),
-      );
+      await restart(ctx, impl, instances);
       for (const [i, load] of options.loads.entries()) {
         const label = runLabel(impl, instances, load, options.loads.length > 1);
         out(`[4/5] run ${runIds.length + 1} of ${total}: ${label}`);
@@ -91,11 +76,38 @@ export async function runSweep(ctx) {
 }
 
 /**
+ * Restarts the app with `instances` instances of `impl` and waits until collect has seen every new
+ * one running, so that its CPU is in the next run.
+ * @param {RunContext} ctx @param {string} impl @param {number} instances
+ * @param {number} [delayMs] added by the app to each answer
+ */
+export async function restart(ctx, impl, instances, delayMs = 0) {
+  const scaledAt = new Date();
+  await ctx.unlessInterrupted(ctx.platform.scale(instances, impl, delayMs));
+  await ctx.unlessInterrupted(
+    waitUntil(
+      async () => {
+        const { rows } = await ctx.pool.query(
+          `SELECT count(*)::int AS n FROM instance_samples WHERE app_name = $1 AND ts > $2 AND state = 'RUNNING'
+        GROUP BY ts ORDER BY ts DESC LIMIT 1`,
+          [ctx.app, scaledAt],
+        );
+        return rows[0]?.n === instances;
+      },
+      START_TIMEOUT_MS,
+      () => `collect to see ${instances} running instance(s); collect's last output:\n${ctx.collect.tail()}`,
+    ),
+  );
+}
+
+/**
+ * One loadgen run, waited for until each of its requests is matched with its router record.
  * @param {RunContext} ctx
  * @param {{ impl: string, instances: number, load: { parallel?: number, rate?: number }, label: string,
- *   warmup: string }} run
+ *   warmup: string, meta?: Record<string, string> }} run
+ * @returns {Promise<number>} its id
  */
-async function oneRun(ctx, { impl, instances, load, label, warmup }) {
+export async function oneRun(ctx, { impl, instances, load, label, warmup, meta = {} }) {
   const { pool, options, unlessInterrupted } = ctx;
   const url = `${ctx.platform.routerUrl}/api/board`;
   const runId = await startRun(pool, {
@@ -111,6 +123,7 @@ async function oneRun(ctx, { impl, instances, load, label, warmup }) {
       duration: options.durationText,
       warmup,
       ...(load.rate ? { rate: String(load.rate) } : {}),
+      ...meta,
     },
   });
   // Closed model (requests in flight) or open model (a rate on a fixed schedule).
