@@ -1,6 +1,6 @@
 -- One row per sampling moment of the app in [from_ts, to_ts] (a time any of its instances
--- reported a new reading of CPU): the sum over its instances of each one's latest reading at or
--- before that moment.
+-- reported a new reading of CPU, and the first row in the range: the readings current when it
+-- opened): the sum over its instances of each one's latest reading at or before that moment.
 -- - A reading is a sample with CPU that is no repeat (`repeated`: a Cloud Controller poll between
 --   two of the platform's measurements answers the previous one again), or one of an instance not
 --   running (its CPU counts as nothing from then on); a sample without CPU of a running instance
@@ -34,7 +34,10 @@ LANGUAGE sql STABLE AS $$
     GROUP BY r.app_guid, r.process_type, r.instance_index
   ), moments AS (
     SELECT r.ts, (SELECT count(*) FROM instance_samples p WHERE p.app_name = app AND p.ts = r.ts) AS rows
-    FROM reported r WHERE r.ts >= from_ts AND r.repeated IS NOT TRUE GROUP BY r.ts
+    FROM reported r
+    WHERE r.ts >= from_ts
+      AND (r.repeated IS NOT TRUE OR r.ts = (SELECT min(f.ts) FROM reported f WHERE f.ts >= from_ts))
+    GROUP BY r.ts
   )
   SELECT m.ts, count(latest.cpu_percent), sum(latest.cpu_percent),
          (sum(latest.mem_bytes) FILTER (WHERE latest.cpu_percent IS NOT NULL))::double precision

@@ -222,4 +222,11 @@ test('polls faster than the platform measures: each reading weighs once, whateve
   });
   assert.deepEqual(withoutMem(rows), expected);
   assert.deepEqual(moments.slice(0, 6), [0, 2, 4, 6, 8, 10], 'one moment per new reading, not one per poll (31 polls)');
+  // A window opening between readings starts with the readings current then (its first poll).
+  const late = await usage('repeats', 1, 3);
+  const expectedLate = [1, 2].map((t) => {
+    const poll = samples.filter((s) => s.t === t);
+    return { t, instances: 2, cpu: poll.reduce((sum, s) => sum + (s.cpu ?? 0), 0) };
+  });
+  assert.deepEqual(withoutMem(late), expectedLate);
 });
