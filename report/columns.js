@@ -79,7 +79,12 @@ export const RUN_COLUMNS = [
     digits: 2,
     definition: 'response_time - gorouter_time: the app',
   },
-  { key: 'cpu_polls', header: 'CPU samples', digits: 0, definition: 'sampling moments in the window' },
+  {
+    key: 'cpu_polls',
+    header: 'CPU readings',
+    digits: 0,
+    definition: "sampling moments in the window: the platform's new readings (a poll repeating one is none)",
+  },
   {
     key: 'cpu_percent_avg',
     header: 'CPU avg % of a core',

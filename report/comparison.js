@@ -51,7 +51,7 @@ export function buildComparison(data, options) {
     instanceSeries: data.instanceSeries.map(numbers),
     paths: data.paths.map(numbers),
     scaling: scalingFits(runs, options.scaleBy ?? 'auto'),
-    notes: runs.flatMap(missingDataNotes),
+    notes: runs.flatMap((run) => missingDataNotes(run, options.trim)),
   };
 }
 
@@ -84,8 +84,8 @@ export function roundsOf(runs) {
   });
 }
 
-/** @param {Row} run */
-function missingDataNotes(run) {
+/** @param {Row} run @param {number} trim */
+function missingDataNotes(run, trim) {
   const notes = [];
   const name = `run ${run.run_id} (${run.label})`;
   if (!run.requests) {
@@ -107,6 +107,8 @@ function missingDataNotes(run) {
         'run `paasmon collect` (CF_APPS including the app) while the run goes on',
     );
   }
+  const fewReadings = fewReadingsNote(run, trim);
+  if (fewReadings) notes.push(`${name}: ${fewReadings}`);
   if (run.cpu_polls && !(run.instances && run.cores_per_instance)) {
     notes.push(
       `${name}: no --instances or --cores-per-instance, so CPU capacity and utilisation are empty; ` +
@@ -114,6 +116,28 @@ function missingDataNotes(run) {
     );
   }
   return notes;
+}
+
+/** Readings of the platform a CPU figure should rest on at least. */
+export const MIN_CPU_READINGS = 10;
+
+/**
+ * When a run's CPU figures rest on fewer than MIN_CPU_READINGS of the platform's readings (the Cloud
+ * Controller repeats its latest measurement between two of them): how many, and the run length
+ * that would give enough at the interval seen.
+ * @param {Row} run @param {number} trim of each end (the window is the run less it) @returns {string | undefined}
+ */
+export function fewReadingsNote(run, trim) {
+  const readings = Number(run.cpu_polls);
+  const windowS = Number(run.window_s);
+  if (!readings || readings >= MIN_CPU_READINGS || !(windowS > 0)) return undefined;
+  const intervalS = windowS / readings;
+  const span = (MIN_CPU_READINGS * intervalS) / Math.max(0.2, 1 - 2 * trim);
+  return (
+    `its CPU figures rest on ${readings} reading${readings === 1 ? '' : 's'} of the platform in its ` +
+    `${windowS.toFixed(0)} s window (about one every ${intervalS.toFixed(1)} s); ` +
+    `a run of at least ${Math.ceil(span)} s would give ${MIN_CPU_READINGS}`
+  );
 }
 
 /**

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RUN_COLUMNS } from '../../report/columns.js';
+import { fewReadingsNote, MIN_CPU_READINGS } from '../../report/comparison.js';
 import { renderTable, wrapped } from '../../report/render/table.js';
 
 const MIB = 1024 * 1024;
@@ -116,3 +117,15 @@ describe('paasmon report as a terminal table', () => {
 function escape(text) {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
+
+it('a run whose CPU rests on few of the platform readings says so, with the run length that would do', () => {
+  // 48 s steady window of a 60 s run (trim 0.1), 4 readings: one every 12 s; 10 need 120 s of window, 150 s of run.
+  assert.equal(
+    fewReadingsNote({ cpu_polls: 4, window_s: 48 }, 0.1),
+    'its CPU figures rest on 4 readings of the platform in its 48 s window (about one every 12.0 s); ' +
+      'a run of at least 150 s would give 10',
+  );
+  assert.equal(fewReadingsNote({ cpu_polls: MIN_CPU_READINGS, window_s: 48 }, 0.1), undefined);
+  assert.equal(fewReadingsNote({ cpu_polls: 0, window_s: 48 }, 0.1), undefined, 'no samples: its own note');
+  assert.match(String(fewReadingsNote({ cpu_polls: 1, window_s: 30 }, 0)), /rest on 1 reading of .* at least 300 s/);
+});
