@@ -51,7 +51,9 @@ export function buildComparison(data, options) {
     instanceSeries: data.instanceSeries.map(numbers),
     paths: data.paths.map(numbers),
     scaling: scalingFits(runs, options.scaleBy ?? 'auto'),
-    notes: runs.flatMap((run) => missingDataNotes(run, options.trim)),
+    notes: runs.flatMap((run) =>
+      missingDataNotes(run, options.trim, readingsPerInstance(run, data.instanceSeries, options.trim)),
+    ),
   };
 }
 
@@ -84,8 +86,8 @@ export function roundsOf(runs) {
   });
 }
 
-/** @param {Row} run @param {number} trim */
-function missingDataNotes(run, trim) {
+/** @param {Row} run @param {number} trim @param {number | undefined} readings the fewest of an instance */
+function missingDataNotes(run, trim, readings) {
   const notes = [];
   const name = `run ${run.run_id} (${run.label})`;
   if (!run.requests) {
@@ -107,7 +109,7 @@ function missingDataNotes(run, trim) {
         'run `paasmon collect` (CF_APPS including the app) while the run goes on',
     );
   }
-  const fewReadings = fewReadingsNote(run, trim);
+  const fewReadings = fewReadingsNote(run, trim, readings);
   if (fewReadings) notes.push(`${name}: ${fewReadings}`);
   if (run.cpu_polls && !(run.instances && run.cores_per_instance)) {
     notes.push(
@@ -122,20 +124,42 @@ function missingDataNotes(run, trim) {
 export const MIN_CPU_READINGS = 10;
 
 /**
- * When a run's CPU figures rest on fewer than MIN_CPU_READINGS of the platform's readings (the Cloud
- * Controller repeats its latest measurement between two of them): how many, and the run length
- * that would give enough at the interval seen.
- * @param {Row} run @param {number} trim of each end (the window is the run less it) @returns {string | undefined}
+ * The fewest readings of one of the run's instances inside its steady window: samples with CPU that
+ * are no repeat (instance series of the whole run, t_s from its start; the window is what the trim
+ * leaves of it: it opens trim x the run's span after its start). Undefined without series.
+ * @param {Row} run @param {Row[]} series @param {number} trim @returns {number | undefined}
  */
-export function fewReadingsNote(run, trim) {
-  const readings = Number(run.cpu_polls);
+export function readingsPerInstance(run, series, trim) {
   const windowS = Number(run.window_s);
-  if (!readings || readings >= MIN_CPU_READINGS || !(windowS > 0)) return undefined;
-  const intervalS = windowS / readings;
+  const startS = (trim * windowS) / Math.max(1e-9, 1 - 2 * trim);
+  /** @type {Map<string, number>} */
+  const counts = new Map();
+  for (const s of series) {
+    if (s.run_id !== run.run_id || s.repeated === true) continue;
+    const key = `${s.process_type}/${s.instance_index}`;
+    const inside = !Number.isFinite(startS) || (s.t_s >= startS && s.t_s <= startS + windowS);
+    counts.set(key, (counts.get(key) ?? 0) + (inside ? 1 : 0));
+  }
+  return counts.size ? Math.min(...counts.values()) : undefined;
+}
+
+/**
+ * When a run's CPU figures rest on fewer than MIN_CPU_READINGS of the platform's readings of an instance
+ * (the Cloud Controller repeats its latest measurement between two of them): how many, and the run
+ * length that would give enough at the interval seen.
+ * @param {Row} run @param {number} trim of each end (the window is the run less it)
+ * @param {number | undefined} perInstance the fewest readings of an instance; else the sampling moments
+ * @returns {string | undefined}
+ */
+export function fewReadingsNote(run, trim, perInstance) {
+  const readings = perInstance ?? Number(run.cpu_polls);
+  const windowS = Number(run.window_s);
+  if (!Number(run.cpu_polls) || readings >= MIN_CPU_READINGS || !(windowS > 0)) return undefined;
+  const intervalS = windowS / Math.max(1, readings);
   const span = (MIN_CPU_READINGS * intervalS) / Math.max(0.2, 1 - 2 * trim);
   return (
-    `its CPU figures rest on ${readings} reading${readings === 1 ? '' : 's'} of the platform in its ` +
-    `${windowS.toFixed(0)} s window (about one every ${intervalS.toFixed(1)} s); ` +
+    `its CPU figures rest on ${readings} reading${readings === 1 ? '' : 's'} of the platform per instance in ` +
+    `its ${windowS.toFixed(0)} s window (about one every ${intervalS.toFixed(1)} s); ` +
     `a run of at least ${Math.ceil(span)} s would give ${MIN_CPU_READINGS}`
   );
 }

@@ -56,7 +56,8 @@ LANGUAGE sql STABLE AS $$
            SELECT coalesce(json_agg(json_build_object('run_id', t.id, 'process_type', s.process_type,
                                                       'instance_index', s.instance_index,
                                                       't_s', extract(epoch FROM s.ts - w.span_start)::double precision,
-                                                      'cpu_percent', s.cpu_percent, 'mem_bytes', s.mem_bytes)
+                                                      'cpu_percent', s.cpu_percent, 'mem_bytes', s.mem_bytes,
+                                                      'repeated', s.repeated)
                                     ORDER BY s.process_type, s.instance_index, s.ts), '[]')
            FROM instance_samples s
            WHERE s.app_name = t.app_name AND s.ts BETWEEN w.span_start AND w.span_end AND s.cpu_percent IS NOT NULL)

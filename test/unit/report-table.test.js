@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RUN_COLUMNS } from '../../report/columns.js';
-import { fewReadingsNote, MIN_CPU_READINGS } from '../../report/comparison.js';
+import { fewReadingsNote, MIN_CPU_READINGS, readingsPerInstance } from '../../report/comparison.js';
 import { renderTable, wrapped } from '../../report/render/table.js';
 
 const MIB = 1024 * 1024;
@@ -119,13 +119,24 @@ function escape(text) {
 }
 
 it('a run whose CPU rests on few of the platform readings says so, with the run length that would do', () => {
-  // 48 s steady window of a 60 s run (trim 0.1), 4 readings: one every 12 s; 10 need 120 s of window, 150 s of run.
+  // A 60 s run, trim 0.1: its window is 48 s, from 6 s to 54 s. Instance 0 measured every 12 s from 0 s
+  // (readings at 12, 24, 36, 48 inside), instance 1 every 6 s from 3 s (8 inside); polled every second.
+  const run = { run_id: 7, cpu_polls: 12, window_s: 48 };
+  const series = [];
+  for (let t = 0; t <= 60; t++) {
+    series.push({ run_id: 7, process_type: 'web', instance_index: 0, t_s: t, repeated: t % 12 !== 0 || undefined });
+    series.push({ run_id: 7, process_type: 'web', instance_index: 1, t_s: t, repeated: t % 6 !== 3 || undefined });
+  }
+  series.push({ run_id: 8, process_type: 'web', instance_index: 2, t_s: 10 });
+  const perInstance = readingsPerInstance(run, series, 0.1);
+  assert.equal(perInstance, [12, 24, 36, 48].length);
+  // 4 readings in 48 s: one every 12 s; 10 need 120 s of window, 150 s of run.
   assert.equal(
-    fewReadingsNote({ cpu_polls: 4, window_s: 48 }, 0.1),
-    'its CPU figures rest on 4 readings of the platform in its 48 s window (about one every 12.0 s); ' +
-      'a run of at least 150 s would give 10',
+    fewReadingsNote(run, 0.1, perInstance),
+    'its CPU figures rest on 4 readings of the platform per instance in its 48 s window (about one every ' +
+      '12.0 s); a run of at least 150 s would give 10',
   );
-  assert.equal(fewReadingsNote({ cpu_polls: MIN_CPU_READINGS, window_s: 48 }, 0.1), undefined);
-  assert.equal(fewReadingsNote({ cpu_polls: 0, window_s: 48 }, 0.1), undefined, 'no samples: its own note');
-  assert.match(String(fewReadingsNote({ cpu_polls: 1, window_s: 30 }, 0)), /rest on 1 reading of .* at least 300 s/);
+  assert.equal(fewReadingsNote(run, 0.1, MIN_CPU_READINGS), undefined);
+  assert.equal(fewReadingsNote({ ...run, cpu_polls: 0 }, 0.1, undefined), undefined, 'no samples: its own note');
+  assert.match(String(fewReadingsNote({ cpu_polls: 1, window_s: 30 }, 0, undefined)), /on 1 reading .* 300 s/);
 });
