@@ -86,6 +86,12 @@ export const RUN_COLUMNS = [
     definition: "sampling moments in the window: the platform's new readings (a poll repeating one is none)",
   },
   {
+    key: 'cpu_readings_per_instance',
+    header: 'CPU readings / instance',
+    digits: 0,
+    definition: 'the fewest new readings of one instance in the window: what each CPU figure rests on',
+  },
+  {
     key: 'cpu_percent_avg',
     header: 'CPU avg % of a core',
     digits: 1,

@@ -41,7 +41,10 @@ function numbers(row) {
  * @returns {Comparison}
  */
 export function buildComparison(data, options) {
-  const runs = data.runs.map(numbers);
+  const runs = data.runs.map((row) => {
+    const run = numbers(row);
+    return { ...run, cpu_readings_per_instance: readingsPerInstance(run, data.instanceSeries, options.trim) ?? null };
+  });
   return {
     generatedAt: (options.now ?? new Date()).toISOString(),
     trim: options.trim,
@@ -51,9 +54,7 @@ export function buildComparison(data, options) {
     instanceSeries: data.instanceSeries.map(numbers),
     paths: data.paths.map(numbers),
     scaling: scalingFits(runs, options.scaleBy ?? 'auto'),
-    notes: runs.flatMap((run) =>
-      missingDataNotes(run, options.trim, readingsPerInstance(run, data.instanceSeries, options.trim)),
-    ),
+    notes: runs.flatMap((run) => missingDataNotes(run, options.trim, run.cpu_readings_per_instance ?? undefined)),
   };
 }
 
