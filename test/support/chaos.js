@@ -9,6 +9,8 @@ import { createPageWriter } from '../../exporters/postgres/page-writer.js';
 import { startCli } from './cli.js';
 import { LOGSEARCH_TEMPLATE, lineDocument, logsearchDocument, makeRequests, rawDocument } from './router-docs.js';
 import { startSearchNode } from './search-node.js';
+// A seeded PRNG, so a failing run can be repeated.
+import { seededRandom as random } from '../../report/compare/random.js';
 
 export const INDEX = 'logs-app-chaos-2026.11.21';
 const START = Date.parse('2026-11-21T00:00:00Z');
@@ -17,18 +19,6 @@ const silent = pino({ level: 'silent' });
 
 /** @typedef {Awaited<ReturnType<typeof startSearchNode>>} SearchNode */
 /** @typedef {Awaited<ReturnType<typeof import('./database.js').startTestDatabase>>} TestDatabase */
-
-/** A seeded PRNG (mulberry32), so a failing run can be repeated. @param {number} seed */
-export function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `count` requests of one hour, as documents of the shapes pipelines write. @param {number} count */
 export function chaosRequests(count) {
