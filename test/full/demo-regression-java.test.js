@@ -43,8 +43,17 @@ describe('paasmon demo --regression --impl java', () => {
     assert.ok(ms >= 24, `every candidate answer waited the 25 ms (fastest ${ms} ms)`);
 
     const json = JSON.parse(fs.readFileSync(path.join(out, 'compare.json'), 'utf8'));
-    assert.equal(json.verdict, 'regressed', json.headline);
-    assert.equal(json.layer, 'behind_router');
-    assert.match(demo.output.stdout, /the layer that moved: behind the router \(behind_router\)/);
+    // The delay's own layer moves whatever the gate says: the mean change is carried behind the router.
+    assert.equal(json.layers.mean.layer, 'behind_router', json.headline);
+    const behind = json.figures.find((/** @type {any} */ f) => f.name === 'behind_router_mean_ms');
+    assert.equal(behind.verdict, 'regressed', json.headline);
+    // A JVM's 2 s rounds on two shared cores can leave the gate inconclusive (the demo then says so).
+    if (json.verdict === 'regressed') {
+      assert.equal(json.layer, 'behind_router');
+      assert.match(demo.output.stdout, /the layer that moved: behind the router \(behind_router\)/);
+    } else {
+      assert.equal(json.verdict, 'inconclusive', json.headline);
+      assert.match(demo.output.stdout, /did not stand out of this machine's noise/);
+    }
   });
 });
