@@ -54,26 +54,30 @@ export function collectorJobs(config, opened, sources = SOURCES) {
     buffered: prometheus.setDrainBuffered,
     observeRouterRequests: prometheus.showRouterRequests,
   };
-  /** @type {import('./sources/registry.js').SourceDeps} */
-  const made = { log, onRetry: () => {}, claimApps: sharing.claimApps, drainMetrics };
+  /** @type {Omit<import('./sources/registry.js').SourceDeps, 'onRetry'>} what every source is made with */
+  const shared = { log, claimApps: sharing.claimApps, drainMetrics };
   /** @type {CollectorJob[]} */
   const jobs = [];
   for (const [name, entry] of Object.entries(sources)) {
     if (!entry.configured(config)) continue;
-    const onRetry = (/** @type {string} */ reason) => prometheus.self.retries.inc({ source: name, reason });
+    const made = {
+      ...shared,
+      onRetry: (/** @type {string} */ reason) => prometheus.self.retries.inc({ source: name, reason }),
+    };
     const routerRows = entry.records.includes('router');
     const schedule = entry.schedule?.(config) ?? '';
     if (entry.kind === 'polled') {
-      const source = entry.make(config, { ...made, onRetry });
-      made.cloudController ??= source;
+      const source = entry.make(config, made);
+      // The sources after it read the Cloud Controller's watched apps with its token (Log Cache).
+      shared.cloudController ??= source;
       jobs.push(pollJob(schedule, sharing.share(source), deps));
     } else if (entry.kind === 'paged') {
-      const source = entry.make(config, { ...made, onRetry });
       const { holdReader } = sharing;
       const maxSkippedRatio = config.ingestMaxSkippedRatio;
+      const source = entry.make(config, made);
       jobs.push(pagedJob(source, { ...deps, schedule, routerRows, maxSkippedRatio, holdReader, refresh }));
     } else {
-      jobs.push(pushedJob(entry.make(config, { ...made, onRetry }), { ...deps, routerRows, refresh }));
+      jobs.push(pushedJob(entry.make(config, made), { ...deps, routerRows, refresh }));
     }
   }
   return [...jobs, retentionJob(config, deps)];

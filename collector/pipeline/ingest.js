@@ -65,29 +65,10 @@ export async function ingestIncrement(source, options, deps) {
  * @param {import('../../core/types.js').PagedSource} source @param {IngestDeps} deps
  * @returns {Promise<IngestResult>}
  */
-export function ingestLines(source, deps) {
-  return storeLines(source, undefined, deps);
-}
-
-/**
- * The next increment of a gorouter log file that keeps growing: the complete lines after the
- * position kept in ingest_checkpoints, committed batch by batch with the offset reached.
- * @param {import('../../core/types.js').PagedSource & { checkpointKey: string }} source @param {IngestDeps} deps
- * @returns {Promise<IngestResult>}
- */
-export async function ingestFileIncrement(source, deps) {
-  return storeLines(source, await readCheckpoint(deps.pool, source.checkpointKey), deps);
-}
-
-/**
- * @param {import('../../core/types.js').PagedSource} source @param {string | undefined} start
- * @param {IngestDeps} deps @returns {Promise<IngestResult>}
- */
-async function storeLines(source, start, deps) {
+export async function ingestLines(source, deps) {
   const describeSkip = (/** @type {string} */ reason, /** @type {number} */ n) => `${n} lines skipped: ${reason}`;
-  const pages = await ingestPages(source, { start, checkpoint: true }, { ...deps, describeSkip });
+  const pages = await ingestPages(source, { start: undefined }, { ...deps, describeSkip });
   const { records, inserted, cleaned, skipped, examples, read: lines, firstLine } = pages;
-  if (!lines && source.checkpointKey) return { records, inserted, skipped };
   return { records, inserted, cleaned, lines, skipped, examples, firstLine };
 }
 
