@@ -9,7 +9,7 @@ import { tableOf } from '../exporters/postgres/tables.js';
 
 const ROUTER_REQUESTS = tableOf('router_request');
 import { migrate } from '../exporters/postgres/migrate.js';
-import { parseGorouterLine } from '../collector/sources/router-logs/gorouter.js';
+import { parseGorouterLine } from '../collector/sources/gorouter/parse.js';
 import { startCli } from '../test/support/cli.js';
 import { exitWithPeakRss } from './support/peak-rss.js';
 import { postgresPid, settledTreeCpuSeconds, treeCpuSeconds } from './support/process-cpu.js';

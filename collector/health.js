@@ -60,22 +60,21 @@ export async function ping(pool) {
  * @param {{ pending: number, dropped: number, lastError: Error | undefined }} parts.postgres the samples' sink
  * @param {{ name: string, state: import('./pipeline/job.js').JobState }} parts.poller
  * @param {{ intervalMs: number }} parts.pollSchedule
- * @param {(IngestHealth | undefined)[]} parts.routerIngests search and file router-log ingests
- * @param {IngestHealth | undefined} parts.logCache
+ * @param {(IngestHealth | undefined)[]} parts.routerIngests the paged sources' reads (search, file, Log Cache)
  * @param {import('./sources/syslog-drain/index.js').Drain | undefined} parts.drain
  * @param {number} parts.startedAt
  * @returns {{ health: () => Promise<Health>, ready: () => Promise<Health> }}
  */
 export function healthChecks(parts) {
-  const { config, database, postgres, poller, pollSchedule, routerIngests, logCache, drain, startedAt } = parts;
+  const { config, database, postgres, poller, pollSchedule, routerIngests, drain, startedAt } = parts;
 
   async function health() {
     const reachable = await ping(database.pool);
     const polling = sourceHealth(poller.state, pollSchedule.intervalMs, startedAt);
     /** @type {Record<string, unknown>} */
     const sources = { [poller.name]: polling.body };
-    // A failing router-log source shows here but does not fail the check: a restart would not
-    // mend a search server.
+    // A failing paged source shows here but does not fail the check: a restart would not mend a
+    // search server.
     for (const ingest of routerIngests) {
       if (!ingest) continue;
       const body = sourceHealth(ingest.job.state, ingest.schedule.intervalMs, startedAt).body;
@@ -84,9 +83,6 @@ export function healthChecks(parts) {
         tooMany && body.status === 'ok'
           ? { ...body, status: 'degraded', lastError: describeVerdict(tooMany, config.ingestMaxSkippedRatio) }
           : body;
-    }
-    if (logCache) {
-      sources[logCache.job.name] = sourceHealth(logCache.job.state, logCache.schedule.intervalMs, startedAt).body;
     }
     // Counters only: a drain nobody sends to is not a failure of the collector.
     if (drain) sources[drain.name] = drain.health();

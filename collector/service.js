@@ -120,11 +120,9 @@ function jobHealth(jobs, running) {
     lastVerdict: job.lastVerdict,
   });
   const poll = /** @type {import('./jobs.js').CollectorJob} */ (jobs.find((job) => job.role === 'poll'));
-  const logCache = jobs.find((job) => job.role === 'log-cache');
   return {
     poller: view(poll).job,
     pollSchedule: view(poll).schedule,
     routerIngests: jobs.filter((job) => job.role === 'router-ingest').map(view),
-    logCache: logCache && view(logCache),
   };
 }

@@ -31,6 +31,12 @@ export const LINE_EXAMPLE_CHARS = 80;
 /** Log Cache envelopes reach the cache a moment after they happen (agent batching): read up to now minus this. */
 export const LOG_CACHE_SETTLE_MS = 2000;
 
+/**
+ * The correlation counts of recent runs are refreshed at most this often while a pushed source stores
+ * router rows (each refresh is a pass over the recent runs' requests).
+ */
+export const CORRELATION_REFRESH_MS = 15_000;
+
 /** Drain: a batch smaller than DRAIN_BATCH_ROWS waits at most this long. */
 export const DRAIN_FLUSH_INTERVAL_MS = 250;
 /** Drain: router requests per COPY. */

@@ -142,6 +142,35 @@
  */
 
 /**
+ * A scheduled paged source as the registry makes it (collector/sources/registry.js): the reads of one
+ * run; the pipeline stores their pages and does what follows stored router rows once, for every source.
+ * @typedef {object} ScheduledPagedSource
+ * @property {string} name the job's name, in logs, metrics and /healthz
+ * @property {(ctx: PollContext) => Promise<PagedRead[]>} reads this run's reads (Log Cache: one per app)
+ * @property {readonly string[]} [judgedSkips] with it, the skipped share of recent runs is judged (a verdict
+ *   in /healthz and a warning), these reasons aside as no loss (EXPECTED_SKIPS); without it, not judged
+ * @property {string} [each] what one read is ('app'), when a run's reads fail one by one
+ * @property {() => Promise<void> | void} [close]
+ */
+
+/**
+ * One checkpointed read of a run.
+ * @typedef {object} PagedRead
+ * @property {PagedSource & { checkpointKey: string }} source
+ * @property {{ delayMs: number, lookbackMs: number }} [window] read by time (search): from the checkpoint
+ *   (or now - delay - lookback) to now - delay; without it, from the checkpoint to what the source holds
+ * @property {(reason: string, n: number) => string} [describeSkip] a warning's text
+ * @property {(err: unknown) => Error} [explain] a failed read, told in the source's words; the others go on
+ */
+
+/**
+ * A push source as the registry makes it: started once with the pipeline's intake.
+ * @typedef {object} PushedSource
+ * @property {string} name
+ * @property {(openIntake: OpenIntake) => Promise<{ stop: () => Promise<void> }>} start
+ */
+
+/**
  * A sink keys its behaviour on each record's kind. `write` only buffers and never throws for I/O;
  * `flush` does the I/O; `close` flushes once more and releases, and is safe to call twice.
  * `complete` tells whether the records are everything the source saw (so a sink may forget what

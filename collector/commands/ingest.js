@@ -12,6 +12,7 @@ import {
   skippedVerdict,
 } from '../pipeline/ingest.js';
 import { createAppNameLookup } from '../sources/cloud-controller/app-names.js';
+import { createLineSource } from '../sources/router-logs/file.js';
 import { createRouterLogSource } from '../sources/router-logs/index.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { keepWrittenFigures } from '../run-figures.js';
@@ -75,11 +76,8 @@ export async function ingestCommand(config, { log, out }, flags) {
     if (flags.file) {
       const lookup = flags.app ? undefined : createAppNameLookup(config, { log });
       try {
-        const result = await ingestLines(
-          openLines(flags.file),
-          { appName: flags.app, correlationHeader: config.correlationHeader },
-          { pool, warn, appNames: lookup?.namesOf },
-        );
+        const options = { appName: flags.app, correlationHeader: config.correlationHeader, appNames: lookup?.namesOf };
+        const result = await ingestLines(createLineSource(openLines(flags.file), options), { pool, warn });
         const input = flags.file === '-' ? 'stdin' : flags.file;
         out(
           `${result.records} router requests read from ${input}, ${result.inserted} new rows;` +

@@ -5,6 +5,15 @@
 import { ingestPages } from './pages.js';
 
 /**
+ * A page of a load tool's results as the caller's source yields it (sources/load-results).
+ * @typedef {object} ResultsPage
+ * @property {Array<{ startedAtMs: number, durationMs: number, runId?: number, worker?: string }>} records
+ * @property {Map<string, number>} skipped lines by reason
+ * @property {Map<string, string>} examples the first skipped line of each reason
+ * @property {number} withIds records that carry the tool's correlation id
+ */
+
+/**
  * @typedef {object} ImportResult
  * @property {number} records requests read
  * @property {number} inserted rows new in PostgreSQL
@@ -16,7 +25,7 @@ import { ingestPages } from './pages.js';
  */
 
 /**
- * @param {AsyncIterable<import('../sources/load-results/index.js').ResultsPage>} pages
+ * @param {AsyncIterable<ResultsPage>} pages
  * @param {{ runId: number, worker: string }} run
  * @param {{ pool: import('pg').Pool, writePage?: import('../../core/types.js').PageWriter }} deps
  * @returns {Promise<ImportResult>}

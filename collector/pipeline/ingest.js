@@ -4,7 +4,6 @@
 // transaction; re-reading a window adds nothing.
 import fs from 'node:fs';
 import { EXPECTED_SKIPS } from '../../core/reason-codes.js';
-import { createLineSource, createRouterLogFileSource } from '../sources/router-logs/file.js';
 import { readCheckpoint } from '../../exporters/postgres/checkpoints.js';
 import { ingestPages } from './pages.js';
 
@@ -19,8 +18,6 @@ export { addResult, describeVerdict, noGorouterLine, skippedShare, skippedVerdic
  * @property {import('../../core/types.js').PageWriter} [writePage] default: the PostgreSQL page writer on `pool`
  * @property {Pick<import('../../core/types.js').Sink, 'write'>} [metrics] shown the newly stored records
  * @property {(reason: string, detail: string) => void} [warn] counts a skipped record
- * @property {(guids: string[]) => Promise<Map<string, string>>} [appNames] app names by guid, for lines
- *   that carry only the guid (the Cloud Controller)
  */
 
 /**
@@ -64,39 +61,14 @@ export async function ingestIncrement(source, options, deps) {
 
 /**
  * Gorouter lines, or `cf logs APP --recent` output, from a file or stdin, streamed in batches
- * (constant memory whatever the size).
- * @param {NodeJS.ReadableStream} input
- * @param {{ appName?: string, correlationHeader: string, batchSize?: number }} options
- * @param {IngestDeps} deps
+ * (constant memory whatever the size), as the caller's line source yields them.
+ * @param {import('../../core/types.js').PagedSource} source @param {IngestDeps} deps
  * @returns {Promise<IngestResult>}
  */
-export function ingestLines(input, options, deps) {
-  return storeLines(createLineSource(input, { ...options, appNames: deps.appNames }), undefined, deps);
-}
-
-/**
- * The next increment of a gorouter log file that keeps growing: the complete lines after the
- * position kept in ingest_checkpoints, committed batch by batch with the offset reached
- * (sources/router-logs/file.js).
- * @param {string} file
- * @param {{ appName?: string, correlationHeader: string, batchSize?: number }} options
- * @param {IngestDeps} deps
- * @returns {Promise<IngestResult>}
- */
-export async function ingestFileIncrement(file, options, deps) {
-  const source = createRouterLogFileSource(file, { ...options, appNames: deps.appNames });
-  return storeLines(source, await readCheckpoint(deps.pool, /** @type {string} */ (source.checkpointKey)), deps);
-}
-
-/**
- * @param {import('../../core/types.js').PagedSource} source @param {string | undefined} start
- * @param {IngestDeps} deps @returns {Promise<IngestResult>}
- */
-async function storeLines(source, start, deps) {
+export async function ingestLines(source, deps) {
   const describeSkip = (/** @type {string} */ reason, /** @type {number} */ n) => `${n} lines skipped: ${reason}`;
-  const pages = await ingestPages(source, { start, checkpoint: true }, { ...deps, describeSkip });
+  const pages = await ingestPages(source, { start: undefined }, { ...deps, describeSkip });
   const { records, inserted, cleaned, skipped, examples, read: lines, firstLine } = pages;
-  if (!lines && source.checkpointKey) return { records, inserted, skipped };
   return { records, inserted, cleaned, lines, skipped, examples, firstLine };
 }
 

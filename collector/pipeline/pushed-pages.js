@@ -141,9 +141,10 @@ function observed(kept, page, inserted) {
  * @param {Promise<boolean>} [options.schemaReady] writes wait for the migrations
  * @param {import('pino').Logger} options.log
  * @param {import('../../core/retry.js').BackoffOptions} [options.backoff]
+ * @param {() => void} [options.afterStored] after a page that stored new router requests
  * @returns {import('../../core/types.js').OpenIntake}
  */
-export function pushedPages({ pool, schemaReady, log, backoff }) {
+export function pushedPages({ pool, schemaReady, log, backoff, afterStored }) {
   return ({ maxBuffered, observe, onStored, onPending }) => {
     const writeRouterPage = createPageWriter(pool);
     /** What to observe of each page the sink holds, until it is stored (and the page let go). */
@@ -160,6 +161,7 @@ export function pushedPages({ pool, schemaReady, log, backoff }) {
         await schema.inPlace();
         const inserted = await writeRouterPage({ ...page, countOnly: !observe, observedByCaller: observe });
         onStored(page.encoded?.rows ?? page.records.length, inserted, observed(observations, page, inserted));
+        if (inserted.count > 0 && page.kind === 'router_request') afterStored?.();
         // What came in during this write is the next page, unless another write is in flight (see flush).
         if (sink.writesInFlight <= 1) seal();
         return inserted;

@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { ingestFileIncrement } from '../../collector/pipeline/ingest.js';
+import { ingestFromCheckpoint } from '../../collector/pipeline/pages.js';
+import { createRouterLogFileSource } from '../../collector/sources/router-logs/file.js';
 import { migrate } from '../../exporters/postgres/migrate.js';
 import { SPACE_GUID, makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { startCli, waitFor } from '../support/cli.js';
@@ -105,7 +106,7 @@ describe('paasmon collect following ROUTER_LOG_FILE', () => {
     await migrate(db.pool, pino({ level: 'silent' }));
     const rotated = path.join(dir, 'copytruncate.log');
     const options = { appName: 'rotated', correlationHeader: 'X-Correlation-Id' };
-    const increment = () => ingestFileIncrement(rotated, options, { pool: db.pool });
+    const increment = () => ingestFromCheckpoint(createRouterLogFileSource(rotated, options), { pool: db.pool });
     const stored = async () =>
       Number((await db.query(`SELECT count(*) AS n FROM router_requests WHERE app_name = 'rotated'`)).rows[0].n);
     const requests = makeRequests(40, Date.parse('2026-11-23T09:00:00Z'), 60_000, 'copytruncate');
@@ -145,11 +146,8 @@ describe('paasmon collect following ROUTER_LOG_FILE', () => {
       `router-log-file:${old}`,
       `${fs.statSync(old).ino}:${offset}`,
     ]);
-    const result = await ingestFileIncrement(
-      old,
-      { appName: 'old-checkpoint', correlationHeader: 'X-Correlation-Id' },
-      { pool: db.pool },
-    );
+    const options = { appName: 'old-checkpoint', correlationHeader: 'X-Correlation-Id' };
+    const result = await ingestFromCheckpoint(createRouterLogFileSource(old, options), { pool: db.pool });
     assert.equal(result.records, 2, 'only the lines after the old offset');
     const position = (
       await db.query(`SELECT position FROM ingest_checkpoints WHERE source = $1`, [`router-log-file:${old}`])

@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { fieldNamesFor, mapDocument } from '../../collector/sources/router-logs/documents.js';
-import { parseGorouterLine } from '../../collector/sources/router-logs/gorouter.js';
+import { parseGorouterLine } from '../../collector/sources/gorouter/parse.js';
 
 const CORRELATION_FIELD = 'x_correlation_id';
 export const DOCUMENT_OPTIONS = Object.freeze({
@@ -229,7 +229,7 @@ export const hostileDocumentArb = fc.oneof(
     }),
 );
 
-/** @param {import('../../collector/sources/router-logs/gorouter.js').ParseResult} result */
+/** @param {import('../../collector/sources/gorouter/parse.js').ParseResult} result */
 export function sane(result) {
   if (!result.ok) return typeof result.reason === 'string' && result.reason.length > 0;
   const r = result.record;

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { normalizeId } from '../../collector/sources/router-logs/correlation-ids.js';
+import { normalizeId } from '../../collector/sources/gorouter/correlation-ids.js';
 import { fieldNamesFor, mapDocument } from '../../collector/sources/router-logs/documents.js';
-import { parseGorouterLine, parseRouterTimestamp, secondsToMs } from '../../collector/sources/router-logs/gorouter.js';
+import { parseGorouterLine, parseRouterTimestamp, secondsToMs } from '../../collector/sources/gorouter/parse.js';
 import { sane } from '../support/fuzz-cases.js';
 
 // The three real lines of the reference, verbatim.

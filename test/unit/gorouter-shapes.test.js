@@ -1,8 +1,8 @@
 // Line shapes real routers and `cf logs` captures produce that paasmon once dropped or misread.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseGorouterLine } from '../../collector/sources/router-logs/gorouter.js';
-import { correlationIdOf } from '../../collector/sources/router-logs/correlation-ids.js';
+import { parseGorouterLine } from '../../collector/sources/gorouter/parse.js';
+import { correlationIdOf } from '../../collector/sources/gorouter/correlation-ids.js';
 import { mapDocument, fieldNamesFor } from '../../collector/sources/router-logs/documents.js';
 import { EXPECTED_SKIPS } from '../../collector/pipeline/ingest.js';
 import { statusClass } from '../../core/ids.js';

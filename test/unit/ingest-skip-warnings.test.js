@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { ingestLines, ingestWindow } from '../../collector/pipeline/ingest.js';
+import { createLineSource } from '../../collector/sources/router-logs/file.js';
 
 const writePage = async () => ({ records: [], count: 0 });
 const pool = /** @type {any} */ ({});
@@ -54,11 +55,14 @@ describe('warnings about skipped router data', () => {
       '2025-09-18T05:32:10.74+0000 [RTR/1] OUT ',
       'myapp.apps.example.com - [2025-09-18T05:32:10.7229',
     ];
-    const result = await ingestLines(
-      Readable.from([lines.join('\n') + '\n']),
-      { correlationHeader: 'X-Correlation-Id' },
-      { pool, writePage, warn: (reason, detail) => warnings.push([reason, detail]) },
-    );
+    const source = createLineSource(Readable.from([lines.join('\n') + '\n']), {
+      correlationHeader: 'X-Correlation-Id',
+    });
+    const result = await ingestLines(source, {
+      pool,
+      writePage,
+      warn: (reason, detail) => warnings.push([reason, detail]),
+    });
     assert.deepEqual(Object.fromEntries(result.skipped), { not_rtr: 2, empty_rtr: 1, truncated: 1 });
     assert.deepEqual(warnings, [['truncated', '1 lines skipped: truncated']]);
   });

@@ -13,7 +13,7 @@ import {
   scanFields,
   scanWanted,
   wantedKeys,
-} from '../../collector/sources/router-logs/line-scan.js';
+} from '../../collector/sources/gorouter/line-scan.js';
 
 const HEAD = /^(\S+) - \[([^\]]*)\] "((?:[^"\\]|\\.)*)" (\S+) (\S+) (\S+)(?: |$)/;
 const CF_LOGS_PREFIX = /^\s*(\S+)\s+\[([A-Za-z]+)(?:\/[^\]]*)?\]\s+(?:OUT|ERR)(?:\s|$)/;

@@ -3,8 +3,8 @@
 // the copy grows it, and characters beyond Latin-1 keep their places.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseGorouterLine } from '../../collector/sources/router-logs/gorouter.js';
-import { readHead, scanWanted, wantedKeys } from '../../collector/sources/router-logs/line-scan.js';
+import { parseGorouterLine } from '../../collector/sources/gorouter/parse.js';
+import { readHead, scanWanted, wantedKeys } from '../../collector/sources/gorouter/line-scan.js';
 
 const head = 'a.example.com - [2026-11-22T09:00:00.000000001Z] "GET /p HTTP/1.1" 200 0 12 "-" "ua" ';
 const tail =

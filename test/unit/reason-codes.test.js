@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { parseGorouterLine } from '../../collector/sources/router-logs/gorouter.js';
+import { parseGorouterLine } from '../../collector/sources/gorouter/parse.js';
 import { mapDocument } from '../../collector/sources/router-logs/documents.js';
 import { routerRequestFromSyslog } from '../../collector/sources/syslog-drain/records.js';
 import { createOctetCountingFramer } from '../../collector/sources/syslog-drain/rfc5424.js';

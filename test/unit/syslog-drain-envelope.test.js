@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseSyslogMessage, sourceOf } from '../support/rfc5424-reference.js';
 import { appNameOfHostname, routerRequestFromSyslog } from '../../collector/sources/syslog-drain/records.js';
-import { parseGorouterLine } from '../../collector/sources/router-logs/gorouter.js';
+import { parseGorouterLine } from '../../collector/sources/gorouter/parse.js';
 import { LINE } from '../../core/reason-codes.js';
 import { gorouterLine, makeRequests } from '../support/router-docs.js';
 import { logMessage, rtrEnvelope } from '../support/syslog-agent-standin.js';

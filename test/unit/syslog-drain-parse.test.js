@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { createOctetCountingFramer, splitHttpBody } from '../../collector/sources/syslog-drain/rfc5424.js';
 import { parseSyslogMessage, sourceOf } from '../support/rfc5424-reference.js';
 import { appNameOfHostname, routerRequestFromSyslog } from '../../collector/sources/syslog-drain/records.js';
-import { parseGorouterLine } from '../../collector/sources/router-logs/gorouter.js';
+import { parseGorouterLine } from '../../collector/sources/gorouter/parse.js';
 import {
   batchBodies,
   gaugeMessages,

@@ -5,7 +5,7 @@
 // `{"envelopes":{"batch":[{"timestamp":"<int64 ns as string>","source_id":"<app guid>",
 //   "instance_id":"0","tags":{"source_type":"RTR",...},"log":{"payload":"<base64>","type":"OUT"}}]}}`,
 // gauges as `"gauge":{"metrics":{"cpu":{"unit":"percentage","value":12.5},"memory":{"unit":"bytes",...}}}`.
-import { parseGorouterLine } from '../router-logs/gorouter.js';
+import { parseGorouterLine } from '../gorouter/parse.js';
 import { LINE, LOG_CACHE } from '../../../core/reason-codes.js';
 
 /**

@@ -7,10 +7,15 @@
 import { SourceError } from '../../../core/errors.js';
 import { LOG_CACHE } from '../../../core/reason-codes.js';
 import { LOG_CACHE_SETTLE_MS } from '../../../core/tunables.js';
+import { headerLogField } from '../gorouter/correlation-ids.js';
 import { readEnvelopes } from './client.js';
 import { instanceSamplesFromGauges, routerRequestFromEnvelope } from './envelopes.js';
 
 /** @typedef {import('../../../core/types.js').SourcePage} SourcePage */
+/**
+ * @typedef {ReturnType<typeof import('../cloud-controller/index.js').createCloudControllerSource>}
+ *   CloudControllerSource
+ */
 
 /**
  * @typedef {object} LogCacheReader
@@ -22,10 +27,42 @@ import { instanceSamplesFromGauges, routerRequestFromEnvelope } from './envelope
  */
 
 /**
+ * Log Cache as `collect` reads it: a read per watched app a run, with the Cloud Controller's UAA token.
+ * @param {import('../../config/index.js').Config} config
+ * @param {{ cloudController: CloudControllerSource }} deps
+ * @returns {import('../../../core/types.js').ScheduledPagedSource}
+ */
+export function logCacheJobSource(config, { cloudController }) {
+  const { client } = cloudController;
+  const correlationField = headerLogField(config.correlationHeader);
+  const get = async (/** @type {string} */ url, /** @type {AbortSignal | undefined} */ signal) =>
+    (await client.get(url, signal)).data;
+  return {
+    name: 'log-cache',
+    each: 'app',
+    async reads(ctx) {
+      const auto = config.logCache.url === 'auto';
+      const baseUrl = auto ? (await client.discovery(ctx.signal)).logCacheUrl : config.logCache.url;
+      if (!baseUrl) {
+        throw new SourceError('log-cache: the Cloud Controller root lists no log_cache link; set LOG_CACHE_URL', {
+          reason: LOG_CACHE.DISCOVERY,
+        });
+      }
+      const reader = { get, baseUrl, now: ctx.now, lookbackMs: config.logCache.lookbackMs, correlationField };
+      return (await cloudController.watchedApps(ctx)).map((app) => ({
+        source: createLogCacheAppSource(app, reader),
+        describeSkip: (reason, n) => `log-cache: ${n} envelopes of ${app.name} skipped: ${reason}`,
+        explain: (err) => explainReadError(err, app),
+      }));
+    },
+  };
+}
+
+/**
  * One app's envelopes from its checkpoint (or now - lookback) to now - settle, page by page; each
  * page's position is the nanosecond timestamp it reached.
  * @param {{ guid: string, name: string }} app @param {LogCacheReader} reader
- * @returns {import('../../../core/types.js').PagedSource}
+ * @returns {import('../../../core/types.js').PagedSource & { checkpointKey: string }}
  */
 export function createLogCacheAppSource(app, { get, baseUrl, now, lookbackMs, correlationField }) {
   const nanos = (/** @type {number} */ ms) => BigInt(ms) * 1_000_000n;

@@ -5,7 +5,7 @@
 import { LINE } from '../../../core/reason-codes.js';
 import { lineFieldsFor } from './document-fields.js';
 import { compiledFields, fieldOf, text, valueOf } from './field-values.js';
-import { parseGorouterLine } from './gorouter.js';
+import { parseGorouterLine } from '../gorouter/parse.js';
 import { mapParsedFields } from './parsed-fields.js';
 
 export { FIELD_PRESETS, LINE_FIELDS, fieldNamesFor, lineFieldsFor } from './document-fields.js';
@@ -14,7 +14,7 @@ export { fieldOf } from './field-values.js';
 /**
  * @typedef {import('./document-fields.js').FieldNames} FieldNames
  * @typedef {import('./document-fields.js').MappingOptions} MappingOptions
- * @typedef {{ ok: true, record: import('./gorouter.js').RouterRequest, from: string }
+ * @typedef {{ ok: true, record: import('../gorouter/parse.js').RouterRequest, from: string }
  *   | { ok: false, reason: string, lookedIn: string[] }} DocumentResult `from`: the field the
  *   record came from (`rtr.*` for the parsed fields); `lookedIn`: every field tried
  */
@@ -81,7 +81,7 @@ export function mapDocument(source, options) {
 }
 /**
  * Adds what only the envelope knows (app name, app guid) to a record parsed from a line.
- * @param {import('./gorouter.js').RouterRequest} record @param {any} source @param {FieldNames} fields
+ * @param {import('../gorouter/parse.js').RouterRequest} record @param {any} source @param {FieldNames} fields
  */
 function withEnvelope(record, source, fields) {
   const at = compiledFields(fields);

@@ -6,10 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import { EXPECTED_SKIPS } from '../../../core/reason-codes.js';
 import { LINE_EXAMPLE_CHARS, LINE_PAGE_ROWS } from '../../../core/tunables.js';
-import { headerLogField } from './correlation-ids.js';
+import { headerLogField } from '../gorouter/correlation-ids.js';
 import { resumePosition } from './file-position.js';
-import { parseGorouterLine } from './gorouter.js';
+import { parseGorouterLine } from '../gorouter/parse.js';
 
 /** @typedef {import('../../../core/types.js').SourcePage} SourcePage */
 
@@ -37,7 +38,7 @@ export function createLineSource(input, options) {
 /**
  * A gorouter log file that keeps growing: each read takes the complete lines after the checkpoint.
  * @param {string} file @param {LineOptions} options
- * @returns {import('../../../core/types.js').PagedSource}
+ * @returns {FollowedSource}
  */
 export function createRouterLogFileSource(file, options) {
   return {
@@ -50,6 +51,28 @@ export function createRouterLogFileSource(file, options) {
     },
   };
 }
+
+/**
+ * ROUTER_LOG_FILE followed as it grows: each run reads the complete lines after the position it reached last time.
+ * @param {import('../../config/index.js').Config} config
+ * @returns {import('../../../core/types.js').ScheduledPagedSource}
+ */
+export function fileJobSource(config) {
+  const file = /** @type {string} */ (config.routerLogFile.path);
+  const options = { appName: config.routerLogFile.appName, correlationHeader: config.correlationHeader };
+  return {
+    name: 'router-log-file',
+    reads: async () => [
+      {
+        source: createRouterLogFileSource(file, options),
+        describeSkip: (reason, n) => `${n} lines skipped: ${reason}`,
+      },
+    ],
+    judgedSkips: EXPECTED_SKIPS.lines,
+  };
+}
+
+/** @typedef {import('../../../core/types.js').PagedSource & { checkpointKey: string }} FollowedSource */
 
 /** @param {AsyncIterable<string>} lines @returns {AsyncGenerator<{ text: string, end?: number }>} */
 async function* textLines(lines) {
@@ -127,14 +150,14 @@ async function* linePages(lines, options, position) {
   if (page.read > 0) yield await finish();
 }
 
-/** @returns {SourcePage & { records: import('./gorouter.js').RouterRequest[] }} */
+/** @returns {SourcePage & { records: import('../gorouter/parse.js').RouterRequest[] }} */
 function emptyPage() {
   return { kind: 'router_request', records: [], skipped: new Map(), examples: new Map(), read: 0 };
 }
 
 /**
  * Names the apps of records that carry only the app guid, asking `appNames` once per guid.
- * @param {import('./gorouter.js').RouterRequest[]} records
+ * @param {import('../gorouter/parse.js').RouterRequest[]} records
  * @param {Map<string, string>} known guid -> name, filled as guids are resolved ('' = no such app)
  * @param {(guids: string[]) => Promise<Map<string, string>>} appNames
  */

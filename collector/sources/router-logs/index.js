@@ -1,8 +1,8 @@
 // Source `router-logs`: gorouter access logs from Elasticsearch/OpenSearch -> RouterRequest records,
 // a paged source (core/types.js PagedSource): read window by window, page by page.
 import { splitApps } from '../../../core/ids.js';
-import { SEARCH } from '../../../core/reason-codes.js';
-import { headerLogField } from './correlation-ids.js';
+import { EXPECTED_SKIPS, SEARCH } from '../../../core/reason-codes.js';
+import { headerLogField } from '../gorouter/correlation-ids.js';
 import { fieldNamesFor, lineFieldsFor, mapDocument } from './documents.js';
 import { createSearchClient } from './search.js';
 
@@ -18,6 +18,22 @@ import { createSearchClient } from './search.js';
  * @property {number} [timeoutMs]
  * @property {(reason: string) => void} [onRetry] counts a retried request by reason
  */
+
+/**
+ * The search store as `collect` reads it: a window a run, from the checkpoint to now - INGEST_DELAY.
+ * @param {import('../../config/index.js').Config} config @param {RouterLogSourceDeps} [deps]
+ * @returns {import('../../../core/types.js').ScheduledPagedSource}
+ */
+export function searchJobSource(config, deps) {
+  const source = createRouterLogSource(config, deps);
+  const window = { delayMs: config.ingestDelayMs, lookbackMs: config.ingestLookbackMs };
+  return {
+    name: source.name,
+    reads: async () => [{ source, window }],
+    judgedSkips: EXPECTED_SKIPS.documents,
+    close: () => source.close(),
+  };
+}
 
 /**
  * @param {import('../../config/index.js').Config} config

@@ -1,9 +1,9 @@
 // A search document whose pipeline already parsed the gorouter line into fields (logsearch's rtr.*),
 // as a RouterRequest.
 import { LINE } from '../../../core/reason-codes.js';
-import { correlationIdOf, normalizeTraceId } from './correlation-ids.js';
+import { correlationIdOf, normalizeTraceId } from '../gorouter/correlation-ids.js';
 import { compiledFields, extraPath, number, text, valueAt, valueOf } from './field-values.js';
-import { appIndexOf, parseRouterTimestamp } from './gorouter.js';
+import { appIndexOf, parseRouterTimestamp } from '../gorouter/parse.js';
 
 /**
  * The extra-field paths every record reads, compiled once per field names (no lookup by name per document).
@@ -36,7 +36,7 @@ function extraPathsOf(fields) {
  * @param {any} source a document's _source
  * @param {import('./document-fields.js').MappingOptions} options
  * @param {unknown} [rawTime] the value at the receivedAt field, when the caller read it already
- * @returns {import('./gorouter.js').ParseResult}
+ * @returns {import('../gorouter/parse.js').ParseResult}
  */
 export function mapParsedFields(source, { fields, correlationField }, rawTime = undefined) {
   const at = compiledFields(fields);

@@ -3,7 +3,7 @@
 // structured-data maps (garbage made per message on the intake's one thread). Only the fields a
 // router request uses are sliced.
 import { DRAIN } from '../../../core/reason-codes.js';
-import { isSpace } from '../router-logs/line-scan.js';
+import { isSpace } from '../gorouter/line-scan.js';
 
 /**
  * @typedef {object} SyslogEnvelope

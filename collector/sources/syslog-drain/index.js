@@ -2,7 +2,7 @@
 // own port, or TCP/TLS on DRAIN_TCP_PORT); RTR lines become router requests, pushed into the
 // pipeline's page path (core/types.js OpenIntake).
 import { ConfigError } from '../../../core/errors.js';
-import { headerLogField } from '../router-logs/correlation-ids.js';
+import { headerLogField } from '../gorouter/correlation-ids.js';
 import { createDrainHandler } from './http.js';
 import { createDrainReceiver } from './receiver.js';
 import { startTcpDrain } from './tcp.js';
@@ -81,6 +81,19 @@ export async function startDrain(config, { openIntake, log, metrics }) {
       await tcp?.close();
       await receiver.close();
     },
+  };
+}
+
+/**
+ * The drain as `collect` starts it, with the pipeline's intake.
+ * @param {import('../../config/index.js').Config} config
+ * @param {{ log: import('pino').Logger, drainMetrics?: import('./receiver.js').DrainMetrics }} deps
+ */
+export function drainJobSource(config, { log, drainMetrics }) {
+  return {
+    name: 'syslog-drain',
+    /** @param {import('../../../core/types.js').OpenIntake} openIntake */
+    start: (openIntake) => startDrain(config, { openIntake, log, metrics: drainMetrics }),
   };
 }
 

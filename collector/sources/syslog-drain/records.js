@@ -1,6 +1,6 @@
 // Pure: one drain message -> a RouterRequest, or the reason it is not one. RTR lines go through the
 // same gorouter parser as the file and search sources, so all three produce the same unique key.
-import { parseGorouterLine } from '../router-logs/gorouter.js';
+import { parseGorouterLine } from '../gorouter/parse.js';
 import { procIdIsSource, scanSyslogEnvelope } from './envelope.js';
 import { LINE } from '../../../core/reason-codes.js';
 
