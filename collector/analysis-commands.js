@@ -6,7 +6,7 @@
 // run_history's figures (report/changes/history.js), listed here so that the tree loads no report code.
 const FIGURE_LIST =
   'throughput_rps, e2e_mean_ms, e2e_p50_ms, e2e_p95_ms, e2e_p99_ms, outside_router_mean_ms, router_mean_ms, ' +
-  'error_ratio, cpu_ms_per_request, mem_bytes_avg';
+  'gorouter_mean_ms, behind_router_mean_ms, error_ratio, cpu_ms_per_request, mem_bytes_avg';
 
 /** report, compare, changes, demo. @param {Command} program @param {Verb} verb */
 export function addAnalysisCommands(program, verb) {
