@@ -24,6 +24,9 @@ export function addAnalysisCommands(program, verb) {
     .option('--trim <fraction>', 'fraction of each run dropped at each end (0.1: the steady window)')
     .option('--scale-by <load>', 'load of the scalability fit: auto, parallel or instances (auto)')
     .option('--recompute', 'aggregate every request again instead of reading the figures stored for unchanged runs')
+    .option('--baseline <runs>', 'html: with --candidate, the comparison of `paasmon compare` as a section')
+    .option('--candidate <runs>', 'html: run ids, a label, label:L or since:T (the runs of both sides without --runs)')
+    .option('--seed <n>', "seed of the comparison's bootstraps (printed; random when absent)")
     .action(verb('report', 'reportCommand'));
 
   program
