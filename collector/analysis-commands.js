@@ -6,7 +6,7 @@
 // run_history's figures (report/changes/history.js), listed here so that the tree loads no report code.
 const FIGURE_LIST =
   'throughput_rps, e2e_mean_ms, e2e_p50_ms, e2e_p95_ms, e2e_p99_ms, outside_router_mean_ms, router_mean_ms, ' +
-  'error_ratio, cpu_ms_per_request, mem_bytes_avg';
+  'gorouter_mean_ms, behind_router_mean_ms, error_ratio, cpu_ms_per_request, mem_bytes_avg';
 
 /** report, compare, changes, demo. @param {Command} program @param {Verb} verb */
 export function addAnalysisCommands(program, verb) {
@@ -24,6 +24,9 @@ export function addAnalysisCommands(program, verb) {
     .option('--trim <fraction>', 'fraction of each run dropped at each end (0.1: the steady window)')
     .option('--scale-by <load>', 'load of the scalability fit: auto, parallel or instances (auto)')
     .option('--recompute', 'aggregate every request again instead of reading the figures stored for unchanged runs')
+    .option('--baseline <runs>', 'html: with --candidate, the comparison of `paasmon compare` as a section')
+    .option('--candidate <runs>', 'html: run ids, a label, label:L or since:T (the runs of both sides without --runs)')
+    .option('--seed <n>', "seed of the comparison's bootstraps (printed; random when absent)")
     .action(verb('report', 'reportCommand'));
 
   program

@@ -4,13 +4,14 @@
 import fs from 'node:fs';
 import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
-import { loadCompareData } from '../../exporters/postgres/queries/compare.js';
-import { selectRuns } from '../../exporters/postgres/queries/report.js';
+import { loadSides } from '../../exporters/postgres/queries/compare.js';
 import { DEFAULT_TRIM } from '../../report/default-trim.js';
 import { COMPARE_FORMATS, compareRenderer } from '../../report/compare/render.js';
 import { newSeed } from '../../report/compare/random.js';
 import { DEFAULT_GATE, FIGURES } from '../../report/compare/figures.js';
-import { numberFlag, timeFlag } from './flags.js';
+import { numberFlag, sideSelection } from './flags.js';
+
+export { sideSelection };
 
 export const EXIT_CODES = /** @type {const} */ ({
   unchanged: 0,
@@ -28,27 +29,6 @@ const THRESHOLD_FLAGS = /** @type {const} */ ([
   ['cpuThreshold', 'cpu', '--cpu-threshold'],
   ['memoryThreshold', 'memory', '--memory-threshold'],
 ]);
-
-/**
- * A side's runs: ids (12,13,14), `since:T` (every run started since T), `label:L` or any other
- * text (every run with that label).
- * @param {string} text @param {string} flag @param {Date} now
- * @returns {import('../../exporters/postgres/queries/compare.js').Selection}
- */
-export function sideSelection(text, flag, now) {
-  const value = text.trim();
-  if (value === '') throw new ConfigError(`${flag} needs run ids (12,13,14), a label or since:T`, { variable: flag });
-  if (/^[\d,\s]+$/.test(value)) {
-    const ids = value.split(',').map((s) => s.trim());
-    if (ids.some((id) => !/^[1-9]\d*$/.test(id)))
-      throw new ConfigError(`${flag} takes run ids separated by commas (12,13,14), got ${JSON.stringify(text)}`, {
-        variable: flag,
-      });
-    return { runs: [...new Set(ids.map(Number))] };
-  }
-  if (value.startsWith('since:')) return { since: timeFlag(value.slice(6), flag, now) };
-  return { label: value.startsWith('label:') ? value.slice(6) : value };
-}
 
 /**
  * @param {Record<string, string | boolean | undefined>} flags
@@ -108,27 +88,9 @@ export async function compareCommand(config, { log, out }, flags) {
     candidate: sideSelection(String(flags.candidate ?? ''), '--candidate', now),
   };
   return withMigratedDatabase(config, log, async (pool) => {
-    /** @type {Record<'baseline' | 'candidate', number[]>} */
-    const ids = { baseline: [], candidate: [] };
-    for (const side of /** @type {const} */ (['baseline', 'candidate'])) {
-      const chosen = await selectRuns(pool, selections[side]);
-      if (chosen.missing.length)
-        throw new ConfigError(`--${side}: no such run: ${chosen.missing.join(', ')} (see \`paasmon run list\`)`, {
-          variable: `--${side}`,
-        });
-      if (chosen.ids.length === 0)
-        throw new ConfigError(`--${side} selects no run (see \`paasmon run list\`)`, { variable: `--${side}` });
-      ids[side] = chosen.ids;
-    }
-    const both = ids.baseline.filter((id) => ids.candidate.includes(id));
-    if (both.length)
-      throw new ConfigError(`run ${both.join(', ')} is on both sides; a run is a round of one side only`, {
-        variable: '--candidate',
-      });
-    const data = await loadCompareData(pool, [...ids.baseline, ...ids.candidate], { trim: options.trim });
-    const pick = (/** @type {number[]} */ list) => list.map((id) => /** @type {any} */ (data.get(id)));
+    const data = await loadSides(pool, selections, { trim: options.trim });
     const { buildCompare } = await import('../../report/compare/index.js');
-    const result = buildCompare({ baseline: pick(ids.baseline), candidate: pick(ids.candidate) }, options);
+    const result = buildCompare(data, options);
     const text = compareRenderer(options.format)(result);
     if (flags.out) {
       fs.writeFileSync(String(flags.out), text);

@@ -184,3 +184,24 @@ function rampFlag(text, rate, durationMs) {
   }
   return rampMs;
 }
+
+/**
+ * A side's runs of `compare` (and `report --baseline --candidate`): ids (12,13,14), `since:T`
+ * (every run started since T), `label:L` or any other text (every run with that label).
+ * @param {string} text @param {string} flag @param {Date} now
+ * @returns {{ runs?: number[], label?: string, since?: string }}
+ */
+export function sideSelection(text, flag, now) {
+  const value = text.trim();
+  if (value === '') throw new ConfigError(`${flag} needs run ids (12,13,14), a label or since:T`, { variable: flag });
+  if (/^[\d,\s]+$/.test(value)) {
+    const ids = value.split(',').map((s) => s.trim());
+    if (ids.some((id) => !/^[1-9]\d*$/.test(id)))
+      throw new ConfigError(`${flag} takes run ids separated by commas (12,13,14), got ${JSON.stringify(text)}`, {
+        variable: flag,
+      });
+    return { runs: [...new Set(ids.map(Number))] };
+  }
+  if (value.startsWith('since:')) return { since: timeFlag(value.slice(6), flag, now) };
+  return { label: value.startsWith('label:') ? value.slice(6) : value };
+}

@@ -4,16 +4,20 @@
 import fs from 'node:fs';
 import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
+import { loadSides } from '../../exporters/postgres/queries/compare.js';
 import { loadReportData, selectRuns } from '../../exporters/postgres/queries/report.js';
 import { prunedRuns } from '../../exporters/postgres/retention.js';
+import { newSeed } from '../../report/compare/random.js';
 import { DEFAULT_TRIM } from '../../report/default-trim.js';
 import { FORMATS, renderComparison, rendererFor } from '../../report/render/index.js';
-import { numberFlag, timeFlag } from './flags.js';
+import { numberFlag, sideSelection, timeFlag } from './flags.js';
 
 export { DEFAULT_TRIM };
 
 /** The comparison and its numerics (the scalability fit's): imported while the database answers. */
 const comparisonModule = () => import('../../report/comparison.js');
+/** `paasmon compare`'s statistics, for --baseline and --candidate. */
+const compareModule = () => import('../../report/compare/index.js');
 
 /**
  * The comparison of these runs (each must exist), ready for renderReport.
@@ -54,7 +58,8 @@ function runList(text) {
  * @param {import('../config/index.js').Config} config
  * @param {{ log: import('pino').Logger, out: (line: string) => void }} ctx
  * @param {{ runs?: string, label?: string, since?: string, format?: string, out?: string, trim?: string,
- *   scaleBy?: string, recompute?: boolean }} flags
+ *   scaleBy?: string, recompute?: boolean, baseline?: string, candidate?: string, seed?: string }} flags
+ *   baseline, candidate (html): the comparison of `paasmon compare` as a section of the page
  */
 export async function reportCommand(config, { log, out }, flags) {
   const format = flags.format ?? 'table';
@@ -63,9 +68,11 @@ export async function reportCommand(config, { log, out }, flags) {
       variable: '--format',
     });
   }
-  if (flags.runs === undefined && flags.label === undefined && flags.since === undefined) {
+  const gate = gateFlags(flags, format);
+  if (flags.runs === undefined && flags.label === undefined && flags.since === undefined && !gate) {
     throw new ConfigError(
-      'choose the runs to compare with --runs 1,2,3, --label L or --since T (see `paasmon run list`)',
+      'choose the runs to compare with --runs 1,2,3, --label L, --since T or --baseline and --candidate ' +
+        '(see `paasmon run list`)',
       { variable: '--runs' },
     );
   }
@@ -90,7 +97,13 @@ export async function reportCommand(config, { log, out }, flags) {
   // Loaded while the database connects and answers; a failure to load is met again in compareRuns.
   comparisonModule().catch(() => {});
   return withMigratedDatabase(config, log, async (pool) => {
-    const { ids, missing } = await selectRuns(pool, selection);
+    // compare's defaults (gate, thresholds), the report's window.
+    const compared =
+      gate && (await compareModule()).buildCompare(await loadSides(pool, gate.selections, { trim }), { trim, ...gate });
+    // Without --runs, --label or --since: the runs of both sides.
+    const sides = compared ? [...compared.baseline.runs, ...compared.candidate.runs].sort((a, b) => a - b) : [];
+    const chosen = Object.values(selection).some((v) => v !== undefined);
+    const { ids, missing } = chosen ? await selectRuns(pool, selection) : { ids: sides, missing: [] };
     if (missing.length)
       throw new ConfigError(`no such run: ${missing.join(', ')} (see \`paasmon run list\`)`, { variable: '--runs' });
     if (ids.length === 0)
@@ -101,7 +114,7 @@ export async function reportCommand(config, { log, out }, flags) {
       recompute: flags.recompute === true,
       log,
     });
-    const text = render(comparison);
+    const text = render(comparison, compared ? { compare: compared } : undefined);
     // Runs whose raw rows retention dropped (paasmon prune): their figures are the stored ones.
     const notes = (await prunedRuns(pool, ids)).map(
       (p) => `run ${p.runId}: raw rows pruned on ${p.prunedAt.toISOString().slice(0, 10)}; percentiles as stored`,
@@ -118,4 +131,35 @@ export async function reportCommand(config, { log, out }, flags) {
     }
     return 0;
   });
+}
+
+/**
+ * The comparison asked for with --baseline and --candidate (html only), or null.
+ * @param {{ baseline?: string, candidate?: string, seed?: string }} flags @param {string} format
+ */
+function gateFlags(flags, format) {
+  if (flags.baseline === undefined && flags.candidate === undefined) {
+    if (flags.seed !== undefined)
+      throw new ConfigError('--seed is the seed of the comparison of --baseline and --candidate', {
+        variable: '--seed',
+      });
+    return null;
+  }
+  if (flags.baseline === undefined || flags.candidate === undefined)
+    throw new ConfigError('--baseline and --candidate go together: the comparison needs both sides', {
+      variable: flags.baseline === undefined ? '--baseline' : '--candidate',
+    });
+  if (format !== 'html')
+    throw new ConfigError(
+      `--baseline and --candidate add the comparison to --format html; for ${format}, run \`paasmon compare\``,
+      { variable: '--format' },
+    );
+  const now = new Date();
+  return {
+    selections: {
+      baseline: sideSelection(flags.baseline, '--baseline', now),
+      candidate: sideSelection(flags.candidate, '--candidate', now),
+    },
+    seed: numberFlag(flags.seed, '--seed', { integer: true, min: 1 }) ?? newSeed(),
+  };
 }

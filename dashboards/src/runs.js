@@ -41,7 +41,7 @@ const SUMMARIES = `(
          ${stored('router_mean_ms')}, ${stored('router_p50_ms')}, ${stored('router_p95_ms')}, ${stored('router_p99_ms')},
          ${stored('matched_ratio')}, ${stored('cpu_percent_avg')}, ${stored('cpu_percent_peak')},
          ${stored('cpu_capacity_percent')}, ${stored('cpu_utilization_percent')} / 100, ${stored('mem_bytes_avg')}::numeric,
-         ${stored('throughput_rps')} / nullif(${stored('cpu_percent_avg')}, 0),
+         ${stored('throughput_rps')} / nullif(${stored('cpu_percent_avg')}, 0), ${stored('gorouter_mean_ms')},
          (p.pruned_at AT TIME ZONE 'UTC')::date::text
   FROM run_prunes p JOIN test_runs t ON t.id = p.run_id
   CROSS JOIN LATERAL json_array_elements(run_figures_stored(p.run_id, 0.1) -> 'runs') r

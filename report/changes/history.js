@@ -5,8 +5,9 @@ import { changePoints, magnitude, DEFAULT_CHANGE_OPTIONS } from './otava.js';
 
 /**
  * A figure of run_history: `better` 1 when higher is better, -1 when lower; `layer` names the
- * latency layer a figure is the mean of.
- * @typedef {{ name: string, unit: string, better: 1 | -1, layer?: string }} Figure
+ * latency layer a figure is the mean of (compare's: outside_router, router, behind_router);
+ * `within` the layers a figure is the sum of, among which the one that moved is named.
+ * @typedef {{ name: string, unit: string, better: 1 | -1, layer?: string, within?: string[] }} Figure
  */
 /** @type {Figure[]} */
 export const FIGURES = [
@@ -16,7 +17,9 @@ export const FIGURES = [
   { name: 'e2e_p95_ms', unit: 'ms', better: -1 },
   { name: 'e2e_p99_ms', unit: 'ms', better: -1 },
   { name: 'outside_router_mean_ms', unit: 'ms', better: -1, layer: 'outside_router' },
-  { name: 'router_mean_ms', unit: 'ms', better: -1, layer: 'router_and_app' },
+  { name: 'router_mean_ms', unit: 'ms', better: -1, within: ['router', 'behind_router'] },
+  { name: 'gorouter_mean_ms', unit: 'ms', better: -1, layer: 'router' },
+  { name: 'behind_router_mean_ms', unit: 'ms', better: -1, layer: 'behind_router' },
   { name: 'error_ratio', unit: 'ratio', better: -1 },
   { name: 'cpu_ms_per_request', unit: 'ms', better: -1 },
   { name: 'mem_bytes_avg', unit: 'bytes', better: -1 },
@@ -67,7 +70,9 @@ function layerChange(rows, from, at, to, figure) {
     const after = layerMean(rows, l.name, at, to);
     change[/** @type {string} */ (l.layer)] = before === null || after === null ? null : after - before;
   }
-  const moved = Object.entries(change).filter(([, d]) => d !== null && d !== 0);
+  const moved = Object.entries(change).filter(
+    ([layer, d]) => d !== null && d !== 0 && (!figure.within || figure.within.includes(layer)),
+  );
   moved.sort((a, b) => Math.abs(/** @type {number} */ (b[1])) - Math.abs(/** @type {number} */ (a[1])));
   return { layer: figure.layer ?? moved[0]?.[0] ?? null, change };
 }

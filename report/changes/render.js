@@ -63,7 +63,7 @@ function changeTable(result) {
 const LEGEND = [
   'first run: the first run after the change; before/after: mean over the runs since the previous change point ' +
     'and up to the next one (of this figure)',
-  "layer: of the latency layers' means (outside_router, router_and_app), the one that changed most " +
+  "layer: of the latency layers' means (outside_router, router, behind_router), the one that changed most " +
     'across the same runs',
 ];
 

@@ -1,6 +1,6 @@
 // `paasmon compare --format html`: one self-contained page (inline SVG, no script) with the
 // headline, each figure's change as an interval bar against its ±threshold band, grouped by layer,
-// and the table. Every string from the data is escaped.
+// and the table; the same section in `paasmon report --format html`. Every string from the data is escaped.
 import escapeHtml from 'escape-html';
 import { changeText, intervalText, LAYER_NAMES, valueText } from './words.js';
 
@@ -52,11 +52,17 @@ function bars(rows) {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${LABEL + PLOT + 100}" height="${height}">${zero}${scale}${parts.join('')}</svg>`;
 }
 
-/** @param {CompareResult} r */
-export function renderCompareHtml(r) {
-  const sections = GROUPS.map(([layer, title]) => {
+/**
+ * The comparison as a part of a page: the headline, each figure's interval bar by layer, the
+ * figures table and the notes. With a title (a section of a longer page, `paasmon report`), the
+ * title heads it at h2 and the headline is its first paragraph; else the headline is the h1.
+ * @param {CompareResult} r @param {{ title?: string }} [options]
+ */
+export function compareSection(r, { title } = {}) {
+  const level = title === undefined ? 1 : 2;
+  const sections = GROUPS.map(([layer, name]) => {
     const svg = bars(r.figures.filter((f) => f.layer === layer));
-    return svg ? `<h2>${escapeHtml(title)}</h2>\n${svg}` : '';
+    return svg ? `<h${level + 1}>${escapeHtml(name)}</h${level + 1}>\n${svg}` : '';
   }).filter(Boolean);
   const head =
     '<tr><th></th><th>figure</th><th>baseline</th><th>candidate</th><th>change [95 %]</th><th>verdict</th></tr>';
@@ -78,18 +84,32 @@ export function renderCompareHtml(r) {
     .map((cells) => `<tr>${cells}</tr>`)
     .join('\n');
   const notes = [...r.comparable.reasons, ...r.missing, `bootstrap seed ${r.seed}; * gated (Holm–Bonferroni)`];
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>paasmon compare</title>
-<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}td,th{padding:2px 8px;text-align:right}
-td:nth-child(2){text-align:left}</style></head><body>
-<h1>${escapeHtml(r.headline)}</h1>
+  const top =
+    title === undefined
+      ? `<h1>${escapeHtml(r.headline)}</h1>`
+      : `<h2>${escapeHtml(title)}</h2>\n<p class="verdict"><strong>${escapeHtml(r.headline)}</strong></p>`;
+  return `<section class="compare" data-verdict="${escapeHtml(r.verdict)}">
+${top}
 <p>Change candidate / baseline with its 95 % interval; the grey band is ±the noise threshold.</p>
 ${sections.join('\n')}
-<h2>Figures</h2>
+<h${level + 1}>Figures</h${level + 1}>
 <table>${head}
 ${body}
 </table>
 <ul>${notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>
+</section>`;
+}
+
+/** Style of compareSection's table: numbers to the right, the figure's name to the left. */
+export const COMPARE_STYLE =
+  '.compare td,.compare th{padding:2px 8px;text-align:right}.compare td:nth-child(2){text-align:left}';
+
+/** @param {CompareResult} r */
+export function renderCompareHtml(r) {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>paasmon compare</title>
+<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}${COMPARE_STYLE}</style></head><body>
+${compareSection(r)}
 </body></html>
 `;
 }

@@ -3,6 +3,7 @@
 // Every data string is escaped (escape-html); ECharts escapes the text it puts in the SVG.
 import escapeHtml from 'escape-html';
 import { reportCharts } from '../charts.js';
+import { COMPARE_STYLE, compareSection } from '../compare/html.js';
 import { comparisonSections } from './sections.js';
 
 const STYLE = `
@@ -12,6 +13,8 @@ table { border-collapse: collapse; margin: 1em 0; font-size: 13px; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f3f3f3; text-align: left; } .note { color: #8a4b00; }
 .legend { font-size: 13px; color: #444; }
+.verdict { font-size: 1.1em; }
+${COMPARE_STYLE}
 `;
 
 /** @param {import('./sections.js').Table} table */
@@ -33,8 +36,12 @@ function htmlTable(table) {
   return `<h2>${escapeHtml(table.title)}</h2>\n<table>\n${head}\n${body}\n</table>${legend}`;
 }
 
-/** @param {import('../comparison.js').Comparison} comparison */
-export function renderHtml(comparison) {
+/**
+ * @param {import('../comparison.js').Comparison} comparison
+ * @param {{ compare?: import('../compare/html.js').CompareResult }} [options] compare: `paasmon compare`'s
+ *   result of a baseline and a candidate, shown as the page's first section (its verdict, interval bars by layer)
+ */
+export function renderHtml(comparison, options = {}) {
   const sections = comparisonSections(comparison);
   const figures = reportCharts(comparison).map(
     (c) => `<figure data-chart="${escapeHtml(c.id)}" data-points="${c.points}">
@@ -47,6 +54,9 @@ ${c.svg ?? `<p class="note">${escapeHtml(c.empty ?? '')}</p>`}
     .map(
       (t) => `<h2>${escapeHtml(t.title)}</h2>\n<ul>${t.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('\n')}</ul>`,
     );
+  const section = options.compare
+    ? `${compareSection(options.compare, { title: 'Baseline against candidate' })}\n`
+    : '';
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -59,7 +69,7 @@ ${c.svg ?? `<p class="note">${escapeHtml(c.empty ?? '')}</p>`}
 <h1>Run comparison</h1>
 <p>Runs ${comparison.runs.map((r) => escapeHtml(String(r.run_id))).join(', ')};
 generated ${escapeHtml(comparison.generatedAt)}.</p>
-${figures.join('\n')}
+${section}${figures.join('\n')}
 ${texts.join('\n')}
 ${sections.tables.map(htmlTable).join('\n')}
 </body>

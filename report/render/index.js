@@ -18,7 +18,8 @@ export const FORMATS = /** @type {ReportFormat[]} */ (Object.keys(RENDERERS));
  * The renderer of `format`, loaded now: a format whose optional dependency is missing (html:
  * ECharts) fails here, before any query is run for it.
  * @param {ReportFormat} format
- * @returns {Promise<(comparison: import('../comparison.js').Comparison) => string>}
+ * @returns {Promise<(comparison: import('../comparison.js').Comparison,
+ *   options?: { compare?: import('../compare/html.js').CompareResult }) => string>} options: html's only
  */
 export async function rendererFor(format) {
   if (!Object.hasOwn(RENDERERS, format)) {

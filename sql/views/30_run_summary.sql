@@ -5,7 +5,7 @@ CREATE OR REPLACE FUNCTION run_summary_request_figures(run bigint)
 RETURNS TABLE (
   requests bigint, errors bigint, first_sent timestamptz, last_done timestamptz, e2e_mean_ms double precision,
   e2e_pct double precision[], e2e_max_ms double precision, e2e_stddev_ms double precision, router_records bigint,
-  router_mean_ms double precision, router_pct double precision[]
+  router_mean_ms double precision, router_pct double precision[], gorouter_mean_ms double precision
 )
 LANGUAGE plpgsql STABLE AS $function$
 DECLARE
@@ -14,7 +14,7 @@ BEGIN
   r := run_figures_stored(run, 0) -> 'runs' -> 0;
   IF r IS NULL THEN
     RETURN QUERY SELECT f.requests, f.errors, f.first_sent, f.last_done, f.e2e_mean_ms, f.e2e_pct, f.e2e_max_ms,
-                        f.e2e_stddev_ms, f.router_records, f.router_mean_ms, f.router_pct
+                        f.e2e_stddev_ms, f.router_records, f.router_mean_ms, f.router_pct, f.gorouter_mean_ms
                  FROM run_request_figures(run) f;
     RETURN;
   END IF;
@@ -28,7 +28,8 @@ BEGIN
     (r ->> 'e2e_max_ms')::double precision, (r ->> 'e2e_stddev_ms')::double precision,
     (r ->> 'router_records')::bigint, (r ->> 'router_mean_ms')::double precision,
     ARRAY[(r ->> 'router_p50_ms')::double precision, (r ->> 'router_p95_ms')::double precision,
-          (r ->> 'router_p99_ms')::double precision];
+          (r ->> 'router_p99_ms')::double precision],
+    (r ->> 'gorouter_mean_ms')::double precision;
 END
 $function$;
 
@@ -39,6 +40,8 @@ $function$;
 -- over the polls inside the run. cpu_capacity_percent = instances x cores_per_instance x 100;
 -- cpu_utilization = cpu_percent_peak / cpu_capacity_percent (table 7.1);
 -- throughput_per_cpu_percent = throughput_rps / cpu_percent_avg (table 7.2).
+-- gorouter_mean_ms: the mean gorouter_time of the requests with a router record, the router's own
+-- part of router_mean_ms (response_time); last, as a view gains columns only at its end.
 CREATE OR REPLACE VIEW run_summary AS
 SELECT t.id                                                              AS run_id,
        t.label,
@@ -59,7 +62,8 @@ SELECT t.id                                                              AS run_
        c.cpu_percent_peak / nullif(t.instances * t.cores_per_instance * 100, 0) AS cpu_utilization,
        c.mem_bytes_avg,
        ((lg.requests - lg.errors) / nullif(extract(epoch FROM lg.last_done - lg.first_sent)::double precision, 0))
-         / nullif(c.cpu_percent_avg, 0)                                   AS throughput_per_cpu_percent
+         / nullif(c.cpu_percent_avg, 0)                                   AS throughput_per_cpu_percent,
+       lg.gorouter_mean_ms
 FROM test_runs t
 -- One pass over the run's requests with their router records (run_request_figures), for the run
 -- asked for only: `WHERE run_id = 7` filters test_runs before the lateral call; a run's figures

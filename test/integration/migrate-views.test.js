@@ -159,6 +159,20 @@ function assertSameAnswers(/** @type {any} */ actual, /** @type {any} */ expecte
   }
 }
 
+/**
+ * The answers without the figures a later release computes from the same rows, each checked first
+ * against the same figure elsewhere: run_summary's gorouter_mean_ms (022) is run_comparison's over the whole run.
+ * @param {any} answers
+ */
+function withoutNewFigures(answers) {
+  for (const row of answers.run_summary) {
+    const whole = answers.run_comparison.find((/** @type {any} */ r) => r.run_id === row.run_id);
+    assertSameAnswers(row.gorouter_mean_ms, whole.gorouter_mean_ms, `run ${row.run_id}: run_summary gorouter mean`);
+    delete row.gorouter_mean_ms;
+  }
+  return answers;
+}
+
 for (const [release, count] of /** @type {const} */ ([
   ['010', 10],
   ['011', 11],
@@ -171,14 +185,18 @@ for (const [release, count] of /** @type {const} */ ([
       // Parsed as the migrate of that release left them: text of numeric and float columns compared as numbers.
       const before = JSON.parse(JSON.stringify(await snapshot(pool, ids)));
       await migrate(pool, silent);
-      const afterUpgrade = JSON.parse(JSON.stringify(await snapshot(pool, ids)));
+      const afterUpgrade = withoutNewFigures(JSON.parse(JSON.stringify(await snapshot(pool, ids))));
       assertSameAnswers(afterUpgrade, before, release);
       // The definitions are sql/views' now.
       const { rows } = await pool.query(`SELECT pg_get_viewdef('run_summary') AS definition`);
       assert.match(rows[0].definition, /run_summary_request_figures/);
       // Migrating again changes nothing.
       await migrate(pool, silent);
-      assertSameAnswers(JSON.parse(JSON.stringify(await snapshot(pool, ids))), before, `${release} again`);
+      assertSameAnswers(
+        withoutNewFigures(JSON.parse(JSON.stringify(await snapshot(pool, ids)))),
+        before,
+        `${release} again`,
+      );
     } finally {
       await pool.end();
     }

@@ -87,7 +87,10 @@ async function answers(runIds, old = false) {
         mem_bytes, mem_quota_bytes, disk_bytes, disk_quota_bytes, uptime_s
       FROM instance_samples ORDER BY app_guid, instance_index, ts`,
     ),
-    runSummary: await rowsOf('SELECT * FROM run_summary ORDER BY run_id'),
+    // The columns of migration 011 (022 adds gorouter_mean_ms: test/integration/run-history-layers.test.js).
+    runSummary: (await rowsOf('SELECT * FROM run_summary ORDER BY run_id')).map(
+      ({ gorouter_mean_ms: _added, ...row }) => row,
+    ),
     correlated: await rowsOf('SELECT * FROM correlated_requests ORDER BY run_id, correlation_id'),
     comparison: await rowsOf('SELECT * FROM run_comparison($1::bigint[]) ORDER BY run_id', [ids]),
     usage: await rowsOf(`SELECT * FROM app_usage('app-a', '2025-03-01', '2025-03-02') ORDER BY ts`),

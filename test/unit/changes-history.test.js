@@ -87,3 +87,36 @@ test("the command's help lists the figures run_history has", () => {
   const view = fs.readFileSync(new URL('../../sql/views/40_run_history.sql', import.meta.url), 'utf8');
   for (const name of FIGURE_NAMES) assert.match(view, new RegExp(`\\b${name}\\b`), name);
 });
+
+test("the three layers of compare: the router's response time is named by the one of its two that moved", () => {
+  // From run 20 on: the client side 3 ms slower, the app behind the router 1 ms, the router itself steady.
+  const outside = series(30, (i) => (i < 20 ? 4 : 7), 0.1, 4);
+  const router = series(30, () => 0.5, 0.01, 5);
+  const behind = series(30, (i) => (i < 20 ? 10 : 11), 0.1, 6);
+  const rows = outside.map((o, i) => ({
+    run_id: 200 + i,
+    label: 'node 1 instance',
+    started_at: new Date(Date.UTC(2026, 10, 1 + i)).toISOString(),
+    e2e_mean_ms: o + router[i] + behind[i],
+    outside_router_mean_ms: o,
+    router_mean_ms: router[i] + behind[i],
+    gorouter_mean_ms: router[i],
+    behind_router_mean_ms: behind[i],
+  }));
+  const found = findChanges(rows);
+  const pick = (/** @type {string} */ figure) => found.filter((c) => c.figure === figure);
+  const [e2e] = pick('e2e_mean_ms');
+  assert.deepEqual([e2e.run_id, e2e.layer], [220, 'outside_router']);
+  const mean = (/** @type {number[]} */ xs) => xs.reduce((s, v) => s + v, 0) / xs.length;
+  const moved = (/** @type {number[]} */ xs) => mean(xs.slice(20)) - mean(xs.slice(0, 20));
+  assert.deepEqual(Object.keys(e2e.layer_change_ms), ['outside_router', 'router', 'behind_router']);
+  assert.ok(Math.abs(/** @type {number} */ (e2e.layer_change_ms.router) - moved(router)) < 1e-9);
+  assert.ok(Math.abs(/** @type {number} */ (e2e.layer_change_ms.behind_router) - moved(behind)) < 1e-9);
+  const [routerAndApp] = pick('router_mean_ms');
+  assert.deepEqual([routerAndApp.run_id, routerAndApp.layer], [220, 'behind_router'], 'not outside_router');
+  assert.deepEqual(
+    pick('behind_router_mean_ms').map((c) => [c.run_id, c.layer]),
+    [[220, 'behind_router']],
+  );
+  assert.deepEqual(pick('gorouter_mean_ms'), [], 'the router itself did not move');
+});

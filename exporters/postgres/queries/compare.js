@@ -6,7 +6,8 @@
 import { withClient } from '../client.js';
 import { onSharedSnapshot } from '../shared-snapshot.js';
 import { LATENCY_BUCKET_GAMMA, LATENCY_BUCKET_MIN_MS, REPORT_CONNECTIONS } from '../../../core/tunables.js';
-import { pgArray } from './report.js';
+import { ConfigError } from '../../../core/errors.js';
+import { pgArray, selectRuns } from './report.js';
 
 /** Blocks per run's steady window: the batches of batch means and the bootstrap's units. */
 export const BLOCKS = 32;
@@ -45,6 +46,36 @@ const LOOKUP = 'LEFT JOIN LATERAL router_record(l.correlation_id, l.started_at) 
  * The runs of a selection, as `paasmon report` selects them (selectRuns).
  * @typedef {{ runs?: number[], label?: string, since?: string }} Selection
  */
+
+/**
+ * The data of each side's runs (each side must select a run, none be on both sides), as
+ * `paasmon compare` and `paasmon report --baseline --candidate` take them.
+ * @param {import('pg').Pool} pool @param {Record<'baseline' | 'candidate', Selection>} selections
+ * @param {{ trim: number }} options
+ * @returns {Promise<Record<'baseline' | 'candidate', import('../../../core/types.js').CompareRunData[]>>}
+ */
+export async function loadSides(pool, selections, { trim }) {
+  /** @type {Record<'baseline' | 'candidate', number[]>} */
+  const ids = { baseline: [], candidate: [] };
+  for (const side of /** @type {const} */ (['baseline', 'candidate'])) {
+    const chosen = await selectRuns(pool, selections[side]);
+    if (chosen.missing.length)
+      throw new ConfigError(`--${side}: no such run: ${chosen.missing.join(', ')} (see \`paasmon run list\`)`, {
+        variable: `--${side}`,
+      });
+    if (chosen.ids.length === 0)
+      throw new ConfigError(`--${side} selects no run (see \`paasmon run list\`)`, { variable: `--${side}` });
+    ids[side] = chosen.ids;
+  }
+  const both = ids.baseline.filter((id) => ids.candidate.includes(id));
+  if (both.length)
+    throw new ConfigError(`run ${both.join(', ')} is on both sides; a run is a round of one side only`, {
+      variable: '--candidate',
+    });
+  const data = await loadCompareData(pool, [...ids.baseline, ...ids.candidate], { trim });
+  const pick = (/** @type {number[]} */ list) => list.map((id) => /** @type {any} */ (data.get(id)));
+  return { baseline: pick(ids.baseline), candidate: pick(ids.candidate) };
+}
 
 /**
  * Every run's data for report/compare (RunData), in one snapshot of the database.
