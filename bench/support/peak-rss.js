@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { startCli } from '../../test/support/cli.js';
 
 /** Peak resident memory (VmHWM) of a running process, in MB. @param {number} pid */
 export function peakRssMb(pid) {
@@ -21,6 +23,34 @@ export async function exitWithPeakRss(cli) {
   }, 100);
   const exit = await cli.exited;
   clearInterval(timer);
-  if (exit.code !== 0) throw new Error(`paasmon failed (${exit.code}): ${cli.output.stderr.slice(-2000)}`);
+  if (exit.code !== 0)
+    throw new Error(`${cli.child.spawnfile} failed (${exit.code}): ${cli.output.stderr.slice(-2000)}`);
   return peak;
+}
+
+/**
+ * Runs paasmon to its end: seconds taken, peak RSS and its output.
+ * @param {string[]} args @param {Record<string, string>} env
+ */
+export async function timedCli(args, env) {
+  const started = performance.now();
+  const cli = startCli(args, env);
+  const peakMb = await exitWithPeakRss(cli);
+  return { seconds: (performance.now() - started) / 1000, peakMb, stdout: cli.output.stdout.trim() };
+}
+
+/**
+ * Runs another program to its end (it must succeed): seconds taken and peak RSS.
+ * @param {string} command @param {string[]} args
+ */
+export async function timedCommand(command, args) {
+  const started = performance.now();
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d) => (output.stdout += d));
+  child.stderr.on('data', (d) => (output.stderr += d));
+  /** @type {Promise<{ code: number | null, signal: string | null }>} */
+  const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const peakMb = await exitWithPeakRss({ child, output, exited });
+  return { seconds: (performance.now() - started) / 1000, peakMb, stdout: output.stdout.trim() };
 }
