@@ -31,7 +31,10 @@ try {
   await writeLines(resultsFile, resultLines(LINES, FORMAT));
   const env = { DATABASE_URL: db.url, LOG_LEVEL: 'warn' };
   await timed(['migrate'], env);
-  console.log(`${LINES} lines each; ${os.cpus().length} cores, shared with other work (figures vary run to run)`);
+  console.log(
+    `${LINES} lines each; ${os.cpus().length} cores, shared with other work (figures vary run to run); ` +
+      `load average ${os.loadavg()[0].toFixed(1)}`,
+  );
 
   const ingest = await timed(['ingest', '--file', routerFile, '--app', 'shop'], env);
   const ingestRate = LINES / ingest.seconds;

@@ -8,6 +8,18 @@ export function peakRssMb(pid) {
 }
 
 /**
+ * CPU time of a process, ms (Linux: /proc/PID/stat, 100 ticks a second): its own, and its waited-for
+ * children's. @param {number | 'self'} pid
+ */
+export function cpuMs(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return {
+    own: (Number(fields[11]) + Number(fields[12])) * 10,
+    children: (Number(fields[13]) + Number(fields[14])) * 10,
+  };
+}
+
+/**
  * Waits for a started `paasmon` process (test/support/cli.js startCli) to exit, sampling its peak
  * RSS until then; throws when it failed.
  * @param {ReturnType<typeof import('../../test/support/cli.js').startCli>} cli
@@ -29,22 +41,23 @@ export async function exitWithPeakRss(cli) {
 }
 
 /**
- * Runs paasmon to its end: seconds taken, peak RSS and its output.
+ * Runs paasmon to its end: seconds taken, its CPU seconds, peak RSS and its output.
  * @param {string[]} args @param {Record<string, string>} env
  */
 export async function timedCli(args, env) {
-  const started = performance.now();
+  const [started, cpu] = [performance.now(), cpuMs('self').children];
   const cli = startCli(args, env);
   const peakMb = await exitWithPeakRss(cli);
-  return { seconds: (performance.now() - started) / 1000, peakMb, stdout: cli.output.stdout.trim() };
+  const cpuSeconds = (cpuMs('self').children - cpu) / 1000;
+  return { seconds: (performance.now() - started) / 1000, cpuSeconds, peakMb, stdout: cli.output.stdout.trim() };
 }
 
 /**
- * Runs another program to its end (it must succeed): seconds taken and peak RSS.
+ * Runs another program to its end (it must succeed): seconds taken, CPU seconds and peak RSS.
  * @param {string} command @param {string[]} args
  */
 export async function timedCommand(command, args) {
-  const started = performance.now();
+  const [started, cpu] = [performance.now(), cpuMs('self').children];
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (d) => (output.stdout += d));
@@ -52,5 +65,6 @@ export async function timedCommand(command, args) {
   /** @type {Promise<{ code: number | null, signal: string | null }>} */
   const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
   const peakMb = await exitWithPeakRss({ child, output, exited });
-  return { seconds: (performance.now() - started) / 1000, peakMb, stdout: output.stdout.trim() };
+  const cpuSeconds = (cpuMs('self').children - cpu) / 1000;
+  return { seconds: (performance.now() - started) / 1000, cpuSeconds, peakMb, stdout: output.stdout.trim() };
 }
