@@ -3,48 +3,16 @@
 // PostgreSQL, next to its baseline: `paasmon ingest --file` of as many router lines. Both are
 // whole processes; the figures: lines/s of each, their ratio (goal >= 0.8) and peak RSS (goal < 150 MB).
 // Run: npm run bench -- import
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { once } from 'node:events';
-import { startCli } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { gorouterLine, makeRequests } from '../test/support/router-docs.js';
-import { exitWithPeakRss } from './support/peak-rss.js';
+import { timedCli as timed } from './support/peak-rss.js';
+import { SPAN, START, resultLines, writeLines } from './support/results-file.js';
 
 const LINES = Number(process.env.BENCH_LINES ?? 1_000_000);
 const FORMAT = process.env.BENCH_FORMAT ?? 'jmeter';
-const START = Date.parse('2026-11-21T00:00:00Z');
-const SPAN = 3600_000;
-const JTL_HEADER =
-  'timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,' +
-  'sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect,"paasmon_id"';
-const HEY_HEADER = 'response-time,DNS+dialup,DNS,Request-write,Response-delay,Response-read,status-code,offset';
-
-/** Writes `lines` (a generator of strings) to `file`, minding back-pressure. @param {string} file */
-async function writeLines(file, /** @type {Iterable<string>} */ lines) {
-  const out = fs.createWriteStream(file);
-  for (const line of lines) if (!out.write(`${line}\n`)) await once(out, 'drain');
-  out.end();
-  await once(out, 'finish');
-}
-
-/** @param {number} n */
-function* resultLines(n) {
-  yield FORMAT === 'hey' ? HEY_HEADER : JTL_HEADER;
-  for (let i = 0; i < n; i++) {
-    const elapsed = 5 + (i % 37);
-    const failed = i % 50 === 7;
-    if (FORMAT === 'hey') {
-      const offset = ((i / n) * SPAN) / 1000;
-      const status = failed ? 503 : 200;
-      yield `${(elapsed / 1000).toFixed(4)},0.0001,0.0000,0.0001,0.0040,0.0001,${status},${offset.toFixed(4)}`;
-    } else {
-      yield `${START + Math.floor((i / n) * SPAN)},${elapsed},GET /items,${failed ? 503 : 200},${failed ? 'Service Unavailable' : 'OK'},users 1-${i % 8},text,${!failed},,124,174,8,8,http://shop.apps.example.com/items,${elapsed - 1},0,0,${crypto.randomUUID()}`;
-    }
-  }
-}
 
 /** @param {number} n */
 function* routerLines(n) {
@@ -54,24 +22,19 @@ function* routerLines(n) {
       yield gorouterLine(r);
 }
 
-/** Runs paasmon to its end: seconds taken and peak RSS. @param {string[]} args @param {Record<string, string>} env */
-async function timed(args, env) {
-  const started = performance.now();
-  const cli = startCli(args, env);
-  const peakMb = await exitWithPeakRss(cli);
-  return { seconds: (performance.now() - started) / 1000, peakMb, stdout: cli.output.stdout.trim() };
-}
-
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paasmon-import-bench-'));
 const db = await startTestDatabase({ bulk: true });
 try {
   const routerFile = path.join(dir, 'router.log');
   const resultsFile = path.join(dir, FORMAT === 'hey' ? 'hey.csv' : 'results.jtl');
   await writeLines(routerFile, routerLines(LINES));
-  await writeLines(resultsFile, resultLines(LINES));
+  await writeLines(resultsFile, resultLines(LINES, FORMAT));
   const env = { DATABASE_URL: db.url, LOG_LEVEL: 'warn' };
   await timed(['migrate'], env);
-  console.log(`${LINES} lines each; ${os.cpus().length} cores, shared with other work (figures vary run to run)`);
+  console.log(
+    `${LINES} lines each; ${os.cpus().length} cores, shared with other work (figures vary run to run); ` +
+      `load average ${os.loadavg()[0].toFixed(1)}`,
+  );
 
   const ingest = await timed(['ingest', '--file', routerFile, '--app', 'shop'], env);
   const ingestRate = LINES / ingest.seconds;

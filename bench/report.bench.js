@@ -14,7 +14,8 @@ import fs from 'node:fs';
 import pg from 'pg';
 import pino from 'pino';
 import { correlationCounts } from '../exporters/postgres/queries/correlation.js';
-import { compareRuns, renderReport } from '../collector/commands/report.js';
+import { compareRuns } from '../collector/use-cases/compare-runs.js';
+import { renderComparison } from '../report/render/index.js';
 import { REPORT_CONNECTIONS } from '../core/tunables.js';
 import { MIGRATIONS_DIR, migrate } from '../exporters/postgres/migrate.js';
 import { preparePartitions } from '../exporters/postgres/partitions.js';
@@ -181,7 +182,7 @@ try {
       ]);
     }
     const comparison = await compareRuns(db.pool, [runId]);
-    rows.push([name, 'render html (ECharts SVG)', await median(() => renderReport(comparison, 'html')), null]);
+    rows.push([name, 'render html (ECharts SVG)', await median(() => renderComparison(comparison, 'html')), null]);
     const summaryMs = await median(sql('SELECT * FROM run_summary WHERE run_id = $1', [runId]), unstored);
     rows.push([name, 'run_summary WHERE run_id, computed (now)', summaryMs, summaryMs / bareMs]);
     await store();

@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import copyStreams from 'pg-copy-streams';
 import pino from 'pino';
-import { compareRuns } from '../collector/commands/report.js';
+import { compareRuns } from '../collector/use-cases/compare-runs.js';
 import { binaryRows, copyInsert, inTransaction } from '../exporters/postgres/copy.js';
 import { migrate } from '../exporters/postgres/migrate.js';
 import { refreshRunFigures } from '../exporters/postgres/run-figures.js';

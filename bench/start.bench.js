@@ -11,27 +11,22 @@ import { migrate } from '../exporters/postgres/migrate.js';
 import { CLI, childEnv } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { seedRun } from '../test/support/report-runs.js';
+import { cpuMs } from './support/peak-rss.js';
 
 const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 15);
 const BEFORE_CLI = process.env.BENCH_BEFORE_CLI;
-
-/** CPU time of this process's waited-for children so far, ms (Linux: /proc/self/stat, 100 ticks a second). */
-function childrenCpuMs() {
-  const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[13]) + Number(fields[14])) * 10;
-}
 
 /**
  * Wall and CPU time of one child process, ms; it must succeed.
  * @param {string} command @param {string[]} args @param {Record<string, string>} env
  */
 function timed(command, args, env) {
-  const cpu = childrenCpuMs();
+  const cpu = cpuMs('self').children;
   const started = performance.now();
   const run = spawnSync(command, args, { env: childEnv(env), encoding: 'utf8' });
   const ms = performance.now() - started;
   if (run.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${run.stderr}`);
-  return { ms, cpuMs: childrenCpuMs() - cpu };
+  return { ms, cpuMs: cpuMs('self').children - cpu };
 }
 
 /** @param {number[]} values */

@@ -1,47 +1,19 @@
 // `paasmon report`: the runs chosen by id, label or start time, compared over their steady
-// windows, in one of the formats of report/render. Also the entry point for other commands (the
-// demo): compareRuns(pool, runIds, options) and renderReport(comparison, format).
+// windows (use-cases/compare-runs.js), in one of the formats of report/render.
 import fs from 'node:fs';
 import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { loadSides } from '../../exporters/postgres/queries/compare.js';
-import { loadReportData, selectRuns } from '../../exporters/postgres/queries/report.js';
+import { selectRuns } from '../../exporters/postgres/queries/report.js';
 import { prunedRuns } from '../../exporters/postgres/retention.js';
 import { newSeed } from '../../report/compare/random.js';
 import { DEFAULT_TRIM } from '../../report/default-trim.js';
-import { FORMATS, renderComparison, rendererFor } from '../../report/render/index.js';
+import { FORMATS, rendererFor } from '../../report/render/index.js';
 import { numberFlag, sideSelection, timeFlag } from './flags.js';
+import { compareRuns, comparisonModule } from '../use-cases/compare-runs.js';
 
-export { DEFAULT_TRIM };
-
-/** The comparison and its numerics (the scalability fit's): imported while the database answers. */
-const comparisonModule = () => import('../../report/comparison.js');
 /** `paasmon compare`'s statistics, for --baseline and --candidate. */
 const compareModule = () => import('../../report/compare/index.js');
-
-/**
- * The comparison of these runs (each must exist), ready for renderReport.
- * @param {import('pg').Pool} pool @param {number[]} runIds
- * @param {{ trim?: number, scaleBy?: 'auto' | 'parallel' | 'instances', recompute?: boolean,
- *   log?: import('pino').Logger }} [options]
- *   trim: fraction of each run dropped at each end (0.1); scaleBy: the load of the USL fit (auto);
- *   recompute: compute every run's figures now, not read the stored ones (but a pruned run's)
- * @returns {Promise<import('../../report/comparison.js').Comparison>}
- */
-export async function compareRuns(pool, runIds, options = {}) {
-  const trim = options.trim ?? DEFAULT_TRIM;
-  const data = await loadReportData(pool, runIds, { trim, recompute: options.recompute });
-  if (data.stored.length) options.log?.debug({ runs: data.stored }, 'stored figures of runs read back');
-  const { buildComparison } = await comparisonModule();
-  return buildComparison(data, { trim, scaleBy: options.scaleBy });
-}
-
-/**
- * The comparison as text in one format (an html page, a terminal table, ...).
- * @param {import('../../report/comparison.js').Comparison} comparison
- * @param {'table' | 'md' | 'csv' | 'json' | 'html'} format @returns {Promise<string>}
- */
-export const renderReport = (comparison, format) => renderComparison(comparison, format);
 
 /** @param {string} text */
 function runList(text) {

@@ -4,13 +4,14 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { ConfigError } from '../../core/errors.js';
-import { ResultsFileError, checkFormat, describeImport, importFile, runTarget, skippedRatioFlag } from './import.js';
+import { runTarget, skippedRatioFlag } from './run-flags.js';
+import { ResultsFileError, checkFormat, describeImport, importFile } from '../use-cases/import-results.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { keepRunFigures } from '../run-figures.js';
 import { discardRun, setRunWindow, startRun } from '../../exporters/postgres/queries/runs.js';
 
 /**
- * @typedef {import('./import.js').RunFlags & { results?: string, format?: string, maxSkippedRatio?: string }}
+ * @typedef {import('./run-flags.js').RunFlags & { results?: string, format?: string, maxSkippedRatio?: string }}
  *   ExecFlags
  */
 

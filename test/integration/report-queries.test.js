@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { compareRuns } from '../../collector/commands/report.js';
+import { compareRuns } from '../../collector/use-cases/compare-runs.js';
 import { QUERIES_DIR, runSqlQuery } from '../../exporters/postgres/queries/report.js';
 import { confidenceInterval, mean, percentile, stddevSample, studentT } from '../../report/statistics.js';
 import { startQueryRuns } from '../support/report-command-runs.js';

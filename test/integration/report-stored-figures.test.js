@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
-import { compareRuns } from '../../collector/commands/report.js';
+import { compareRuns } from '../../collector/use-cases/compare-runs.js';
 import { migrate } from '../../exporters/postgres/migrate.js';
 import { loadReportData } from '../../exporters/postgres/queries/report.js';
 import { refreshRunFigures } from '../../exporters/postgres/run-figures.js';

@@ -2,9 +2,8 @@
 // compact table per implementation (the thesis's tables 7.1 and 7.2), and the closing sentences.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadReportData } from '../../../exporters/postgres/queries/report.js';
-import { DEFAULT_TRIM, buildComparison } from '../../../report/comparison.js';
 import { renderComparison } from '../../../report/render/index.js';
+import { compareRuns } from '../../use-cases/compare-runs.js';
 
 /** @typedef {import('../../../report/comparison.js').Comparison} Comparison */
 
@@ -33,8 +32,7 @@ const cell = (value, digits) => (typeof value === 'number' && Number.isFinite(va
  * @param {string} outDir
  */
 export async function writeComparison(pool, runIds, scaleBy, outDir) {
-  const data = await loadReportData(pool, runIds, { trim: DEFAULT_TRIM });
-  const comparison = buildComparison(data, { trim: DEFAULT_TRIM, scaleBy });
+  const comparison = await compareRuns(pool, runIds, { scaleBy });
   fs.mkdirSync(outDir, { recursive: true });
   /** @type {Record<string, string>} */
   const files = {};
