@@ -50,7 +50,8 @@ describe('compare verdicts', () => {
 
   it('names no layer for runs without router records, with a line naming them and their tool', () => {
     const none = { matched: 0, matchedE2eSum: 0, outsideSum: 0, routerSum: 0, behindSum: 0 };
-    const unmatched = side({ firstId: 10, rounds: 5, seed: 20, behind: 12 }).map((d) => ({
+    const slower = side({ firstId: 10, rounds: 5, seed: 20, behind: 12 });
+    const unmatched = slower.map((d) => ({
       ...d,
       run: { ...d.run, meta: { tool: 'hey' } },
       blocks: d.blocks.map((b) => ({ ...b, ...none })),
@@ -59,7 +60,7 @@ describe('compare verdicts', () => {
     assert.equal(result.verdict, 'regressed', result.headline);
     assert.equal(result.layer, null);
     assert.equal(result.layers.mean, null);
-    const ids = unmatched.map((d) => d.run.run_id).join(', ');
+    const ids = slower.map((d) => d.run.run_id).join(', ');
     assert.ok(
       result.missing.includes(
         `layers: no router records matched the requests of runs ${ids} (hey), so no layer is named; ingest the ` +
