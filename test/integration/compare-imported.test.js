@@ -45,7 +45,8 @@ before(async () => {
         (sent[label] ??= []).push(...requests);
         const file = path.join(dir, `${label.replace(' ', '-')}-${k}.${tool === 'hey' ? 'csv' : 'jtl'}`);
         fs.writeFileSync(file, tool === 'hey' ? heyCsv(requests) : jmeterJtl(requests));
-        if (tool === 'jmeter') router.push(routerLog(requests));
+        // The router logs hey's requests too, with no id to join them by.
+        router.push(routerLog(requests, { ids: tool === 'jmeter' }));
         const started = tool === 'hey' ? ['--started-at', new Date(startMs).toISOString()] : [];
         const args = ['import', file, '--app', 'shop', '--label', label, '--parallel', '8', ...started];
         const imported = await runCli(args, env());
@@ -130,7 +131,15 @@ describe('paasmon compare on imported hey runs (no ids: no layers)', () => {
     assert.equal(figure(result, 'error_ratio').verdict, 'unchanged');
     for (const name of ['outside_router_mean_ms', 'router_mean_ms', 'behind_router_mean_ms'])
       assert.equal(figure(result, name).verdict, 'missing');
-    assert.match(result.missing.join('\n'), /no router records/);
+    const line = /^layers: no router records matched the requests of runs [\d, ]+ \(hey\), so no layer is named;/;
+    assert.ok(
+      result.missing.some((/** @type {string} */ m) => line.test(m)),
+      result.missing.join('\n'),
+    );
+    const args = ['compare', '--baseline', 'label:hey base', '--candidate', 'label:hey slower', '--seed', '11'];
+    const table = await runCli(args, env(), { timeoutMs: 120_000 });
+    assert.equal(table.code, 3);
+    assert.match(table.stdout, /^layers: no router records matched the requests of\s+runs [\d,\s]+\(hey\)/m);
   });
 
   it('finds the same setting twice unchanged', async () => {

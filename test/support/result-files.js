@@ -65,12 +65,13 @@ export function jmeterJtl(requests) {
 
 /**
  * The router's lines of the requests: received half-way through the time outside it, response_time
- * = e2e − outside, gorouter_time = the time in it. @param {Request[]} requests
+ * = e2e − outside, gorouter_time = the time in it; x_correlation_id "-" for a tool that sent none.
+ * @param {Request[]} requests @param {{ ids?: boolean }} [options]
  */
-export function routerLog(requests) {
+export function routerLog(requests, { ids = true } = {}) {
   const lines = requests.map((r) =>
     gorouterLine({
-      id: r.id,
+      id: ids ? r.id : '-',
       vcapRequestId: r.id,
       app: 'shop',
       appGuid: '6a1c9e1e-5b0f-4f57-9d59-2f3a8c0b7d11',
