@@ -93,6 +93,7 @@ export function addRunCommands(program, verb) {
     .option('--results <file>', "the tool's results file, imported when it ends")
     .option('--format <f>', `format of --results: ${IMPORT_FORMATS} (detected when absent)`)
     .option('--max-skipped-ratio <ratio>', 'fail (exit 1) when more lines than this are unreadable (0.01)')
+    .option('--warmup <d>', 'leave the requests sent in the first d after the tool starts out of the run')
     .passThroughOptions()
     .action(verb('run-exec', 'runExecCommand'));
 }

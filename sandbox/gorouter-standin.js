@@ -2,7 +2,8 @@
 // platform): a reverse proxy in front of app instances that writes genuine-format access-log lines.
 // vcap_request_id comes from an incoming 128-bit traceparent (as gorouter does with tracing on),
 // else it is random; x_correlation_id is logged when `extraHeaders` lists it
-// (router.extra_headers_to_log).
+// (router.extra_headers_to_log). `routerDelayMs` is time the router spends before it dials the app
+// (route lookup, a slow handler), counted in gorouter_time as gorouter counts its own time.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,9 +20,29 @@ const rfc3339Nanos = (us) =>
 const seconds = (us) => (us / 1e6).toFixed(6);
 
 /**
+ * One access-log line in gorouter's format.
+ * @param {http.IncomingMessage} req @param {http.IncomingMessage} answer
+ * @param {{ host: string, appGuid: string, index: number, target: URL, vcapRequestId: string, trace: string,
+ *   extraHeaders: string[], bytes: number, receivedUs: number, doneUs: number, routerUs: number }} f
+ */
+function accessLine(req, answer, f) {
+  const { trace } = f;
+  const extras = f.extraHeaders
+    .map((h) => ` ${h.toLowerCase().replace(/-/g, '_')}:"${req.headers[h.toLowerCase()] ?? '-'}"`)
+    .join('');
+  return (
+    `${f.host} - [${rfc3339Nanos(f.receivedUs)}] "${req.method} ${req.url} HTTP/1.1" ${answer.statusCode} 0 ${f.bytes} "-" "${req.headers['user-agent'] ?? '-'}" ` +
+    `"127.0.0.1:${req.socket.remotePort}" "${f.target.host}" x_forwarded_for:"127.0.0.1" x_forwarded_proto:"http" vcap_request_id:"${f.vcapRequestId}" ` +
+    `response_time:${seconds(f.doneUs - f.receivedUs)} gorouter_time:${seconds(f.routerUs)} ` +
+    `app_id:"${f.appGuid}" app_index:"${f.index}" instance_id:"standin-${f.index}" x_cf_routererror:"-"${extras} ` +
+    `x_b3_traceid:"${trace}" x_b3_spanid:"${trace.slice(16)}" x_b3_parentspanid:"-" b3:"${trace}-${trace.slice(16)}"`
+  );
+}
+
+/**
  * @param {{ backends: string[], appGuid: string, host: string, logFile: string, extraHeaders?: string[],
- *   onLine?: (line: string) => void }} options onLine also gets every access-log line (without its newline), as
- *   gorouter hands it to the loggregator agent
+ *   onLine?: (line: string) => void, routerDelayMs?: () => number }} options onLine also gets every access-log
+ *   line (without its newline), as gorouter hands it to the loggregator agent; routerDelayMs is read per request
  */
 export async function startGorouterStandin({
   backends: initialBackends,
@@ -30,6 +51,7 @@ export async function startGorouterStandin({
   logFile,
   extraHeaders = [],
   onLine,
+  routerDelayMs = () => 0,
 }) {
   let backends = initialBackends;
   const log = fs.createWriteStream(logFile, { flags: 'a' });
@@ -37,6 +59,12 @@ export async function startGorouterStandin({
   let next = 0;
   const server = http.createServer((req, res) => {
     const receivedUs = nowUs();
+    const delayMs = routerDelayMs();
+    if (delayMs > 0) setTimeout(() => route(req, res, receivedUs), delayMs);
+    else route(req, res, receivedUs);
+  });
+  /** @param {http.IncomingMessage} req @param {http.ServerResponse} res @param {number} receivedUs */
+  const route = (req, res, receivedUs) => {
     if (backends.length === 0) {
       res.writeHead(503).end();
       return;
@@ -63,19 +91,11 @@ export async function startGorouterStandin({
           const backendEndUs = nowUs();
           const doneUs = nowUs();
           res.end();
-          {
-            const extras = extraHeaders
-              .map((h) => ` ${h.toLowerCase().replace(/-/g, '_')}:"${req.headers[h.toLowerCase()] ?? '-'}"`)
-              .join('');
-            const line =
-              `${host} - [${rfc3339Nanos(receivedUs)}] "${req.method} ${req.url} HTTP/1.1" ${answer.statusCode} 0 ${bytes} "-" "${req.headers['user-agent'] ?? '-'}" ` +
-              `"127.0.0.1:${req.socket.remotePort}" "${target.host}" x_forwarded_for:"127.0.0.1" x_forwarded_proto:"http" vcap_request_id:"${vcapRequestId}" ` +
-              `response_time:${seconds(doneUs - receivedUs)} gorouter_time:${seconds(doneUs - receivedUs - (backendEndUs - backendStartUs))} ` +
-              `app_id:"${appGuid}" app_index:"${index}" instance_id:"standin-${index}" x_cf_routererror:"-"${extras} ` +
-              `x_b3_traceid:"${trace}" x_b3_spanid:"${trace.slice(16)}" x_b3_parentspanid:"-" b3:"${trace}-${trace.slice(16)}"`;
-            log.write(`${line}\n`);
-            onLine?.(line);
-          }
+          const routerUs = doneUs - receivedUs - (backendEndUs - backendStartUs);
+          const fields = { host, appGuid, index, target, vcapRequestId, trace, extraHeaders };
+          const line = accessLine(req, answer, { ...fields, bytes, receivedUs, doneUs, routerUs });
+          log.write(`${line}\n`);
+          onLine?.(line);
         });
       },
     );
@@ -84,7 +104,7 @@ export async function startGorouterStandin({
     });
     backendStartUs = nowUs();
     req.pipe(upstream);
-  });
+  };
   server.keepAliveTimeout = 30_000;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -6,13 +6,14 @@ import os from 'node:os';
 import { ConfigError } from '../../core/errors.js';
 import { runTarget, skippedRatioFlag } from './run-flags.js';
 import { ResultsFileError, checkFormat, describeImport, importFile } from '../use-cases/import-results.js';
+import { durationFlag } from './flags.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { keepRunFigures } from '../run-figures.js';
 import { discardRun, setRunWindow, startRun } from '../../exporters/postgres/queries/runs.js';
 
 /**
- * @typedef {import('./run-flags.js').RunFlags & { results?: string, format?: string, maxSkippedRatio?: string }}
- *   ExecFlags
+ * @typedef {import('./run-flags.js').RunFlags & { results?: string, format?: string, maxSkippedRatio?: string,
+ *   warmup?: string }} ExecFlags
  */
 
 /**
@@ -56,6 +57,7 @@ export function runExecCommand(config, { log, out, err }, flags, command) {
   checkFormat(flags.format);
   if (!command?.length) throw new ConfigError('run exec: give the command after --, e.g. -- hey -n 1000 URL');
   const maxRatio = skippedRatioFlag(flags.maxSkippedRatio, config.ingestMaxSkippedRatio);
+  const warmupMs = durationFlag(flags.warmup, '--warmup', { zero: true }) ?? 0;
   return withMigratedDatabase(config, log, async (pool) => {
     const runId = target.runId ?? (await startRun(pool, /** @type {any} */ (target.spec)));
     const launchedAtMs = Date.now();
@@ -75,12 +77,18 @@ export function runExecCommand(config, { log, out, err }, flags, command) {
       endedAtMs = Date.now();
       if (flags.results) {
         const job = { file: flags.results, format: flags.format, startedAtMs: launchedAtMs, maxRatio, log };
-        const done = await importFile(pool, { ...job, target: { runId }, window: false }).catch((failure) => {
+        const from = launchedAtMs + warmupMs;
+        const done = await importFile(pool, { ...job, target: { runId }, window: false, from }).catch((failure) => {
           // The tool ran: its own failure (a non-zero code) is still the command's.
           if (!(failure instanceof ResultsFileError)) throw failure;
           return { problem: failure.message, runId, format: '', result: undefined };
         });
         if (done.result) out(describeImport(done, flags.results));
+        if (done.result && warmupMs > 0) out(warmupLine(done.result, flags.warmup, runId));
+        if (done.result && warmupMs > 0 && done.result.records === 0) {
+          err(`paasmon: run exec: every request came within --warmup ${flags.warmup}: run ${runId} holds none`);
+          if (code === 0) code = 1;
+        }
         if (done.problem) {
           err(`paasmon: import: ${done.problem}`);
           if (code === 0) code = 1;
@@ -89,10 +97,21 @@ export function runExecCommand(config, { log, out, err }, flags, command) {
     } finally {
       // A run this command started spans the tool's life; a joined run is its owner's to end.
       if (target.spec) {
-        await setRunWindow(pool, runId, new Date(launchedAtMs), new Date(endedAtMs));
+        // With a warm-up, the run's window opens when it ends (the tool's requests before are in no run).
+        const opensMs = Math.min(launchedAtMs + warmupMs, endedAtMs);
+        await setRunWindow(pool, runId, new Date(opensMs), new Date(endedAtMs));
         await keepRunFigures(pool, runId, log);
       }
     }
     return code;
   });
+}
+
+/**
+ * What the warm-up left out. @param {import('../pipeline/import.js').ImportResult} result
+ * @param {string | undefined} warmup the flag as given @param {number} runId
+ */
+function warmupLine(result, warmup, runId) {
+  const requests = `${result.warmup} request${result.warmup === 1 ? '' : 's'}`;
+  return `warm-up: ${requests} sent in the first ${warmup} after the tool started, not in run ${runId}`;
 }

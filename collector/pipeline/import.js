@@ -18,6 +18,7 @@ import { ingestPages } from './pages.js';
  * @property {number} records requests read
  * @property {number} inserted rows new in PostgreSQL
  * @property {number} withIds requests that carry the tool's correlation id
+ * @property {number} warmup requests of a warm-up, left out of the run
  * @property {Map<string, number>} skipped lines that could not be read, by reason
  * @property {Map<string, string>} examples the first of each reason
  * @property {number | undefined} firstSentMs
@@ -32,6 +33,7 @@ import { ingestPages } from './pages.js';
  */
 export async function importResults(pages, run, deps) {
   let withIds = 0;
+  let warmup = 0;
   let firstSentMs = Infinity;
   let lastDoneMs = -Infinity;
   /** @type {Map<string, string>} */
@@ -49,6 +51,7 @@ export async function importResults(pages, run, deps) {
           if (record.startedAtMs + record.durationMs > lastDoneMs) lastDoneMs = record.startedAtMs + record.durationMs;
         }
         withIds += page.withIds;
+        warmup += page.warmup;
         for (const [reason, text] of page.examples) if (!examples.has(reason)) examples.set(reason, text);
         // Paged, every request has its key: the tool's id or one derived from the row.
         const records = /** @type {any[]} */ (page.records);
@@ -60,7 +63,7 @@ export async function importResults(pages, run, deps) {
           records: encoded ? [] : records,
           encoded,
           skipped: page.skipped,
-          read: rows + skipped,
+          read: rows + page.warmup + skipped,
         };
       }
     },
@@ -71,6 +74,7 @@ export async function importResults(pages, run, deps) {
     records: result.records,
     inserted: result.inserted,
     withIds,
+    warmup,
     skipped: result.skipped,
     examples,
     firstSentMs: any ? firstSentMs : undefined,

@@ -75,10 +75,11 @@ const nameOf = (file) => (file === '-' ? 'stdin' : file);
  * The results' format and pages; content of no known format (or none at all) is the file's fault, not the
  * configuration's: "X is not a results file paasmon knows: ...".
  * @param {string} file @param {string | undefined} given --format @param {number | undefined} startedAtMs
+ * @param {number} [from] requests sent before it are left out (run exec --warmup)
  */
-async function readResults(file, given, startedAtMs) {
+async function readResults(file, given, startedAtMs, from) {
   try {
-    return await readLoadResults(openResults(file), { format: given, startedAtMs });
+    return await readLoadResults(openResults(file), { format: given, startedAtMs, from });
   } catch (err) {
     const variable = err instanceof ConfigError ? err.variable : undefined;
     if (given !== undefined || (variable !== '--format' && variable !== 'FILE')) throw err;
@@ -98,7 +99,7 @@ async function withRequests(pages, file) {
   const read = [];
   for (let next = await pages.next(); !next.done; next = await pages.next()) {
     read.push(next.value);
-    if (next.value.records.length === 0) continue;
+    if (next.value.records.length === 0 && next.value.warmup === 0) continue;
     return (async function* again() {
       yield* read;
       yield* pages;
@@ -115,13 +116,16 @@ async function withRequests(pages, file) {
  * Imports one results file into a run (existing or new); a new run's window is its requests'.
  * @param {import('pg').Pool} pool
  * @param {{ file: string, format?: string, startedAtMs?: number, maxRatio: number,
- *   target: RunTarget, window?: boolean, log: import('pino').Logger }} job window: set a
- *   new run's window
+ *   target: RunTarget, window?: boolean, from?: number, log: import('pino').Logger }} job
+ *   window: set a new run's window; from: leave out the requests sent before it
  * @returns {Promise<{ runId: number, format: string, result: import('../pipeline/import.js').ImportResult,
  *   problem?: string }>}
  */
-export async function importFile(pool, { file, format: given, startedAtMs, maxRatio, target, window = true, log }) {
-  const { format, tool, pages: all } = await readResults(file, given, startedAtMs);
+export async function importFile(
+  pool,
+  { file, format: given, startedAtMs, maxRatio, target, window = true, from, log },
+) {
+  const { format, tool, pages: all } = await readResults(file, given, startedAtMs, from);
   const pages = await withRequests(all, file);
   let runId = target.runId;
   if (runId !== undefined && !(await getRun(pool, runId))) {

@@ -9,7 +9,7 @@ import { seededRandom } from './random.js';
 import { roundFigures } from './rounds.js';
 import { combineRounds, outlierRounds } from './sides.js';
 import { changeOf, holmRejected, moreRounds, pValues, verdictOf, LEVEL } from './verdict.js';
-import { headline, missingLine } from './words.js';
+import { headline, layersMissingLine, missingLine } from './words.js';
 import { studentT } from '../statistics.js';
 
 /** Endpoints (router paths) shown, the busiest of the baseline. */
@@ -57,6 +57,7 @@ export function buildCompare(data, options) {
   let verdict = overall(gated.map((f) => f.verdict));
   if (!comparable && !options.force) verdict = 'not_comparable';
   const attribution = meanAttribution(sides.baseline.estimates, sides.candidate.estimates);
+  if (!attribution) missing.push(layersMissingLine(data));
   const tail = tailBreakdown(sides.baseline.kept, sides.candidate.kept);
   const layer = verdict === 'regressed' || verdict === 'improved' ? (attribution?.layer ?? null) : null;
   const result = {

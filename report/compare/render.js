@@ -54,7 +54,7 @@ function notes(r) {
   }
   for (const reason of r.comparable.reasons)
     lines.push(`not comparable: ${reason}${r.comparable.forced ? ' (compared anyway: --force)' : ''}`);
-  for (const line of r.missing) lines.push(`not gated: ${line}`);
+  for (const line of r.missing) lines.push(line.startsWith('layers:') ? line : `not gated: ${line}`);
   lines.push(
     `gate: ${r.gate.join(', ')} (Holm–Bonferroni); * marks it. Intervals 95 %; bootstrap seed ${r.seed} (--seed)`,
   );

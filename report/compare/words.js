@@ -94,3 +94,20 @@ export function missingLine(name, data) {
     'record them with `paasmon loadgen` or `paasmon import`'
   );
 }
+
+/**
+ * Why no layer is named: the runs whose requests matched no router record (a tool that sent no ids,
+ * or router logs not ingested), with their tools, and what to do.
+ * @param {{ baseline: import('./rounds.js').RunData[], candidate: import('./rounds.js').RunData[] }} data
+ */
+export function layersMissingLine(data) {
+  const all = [...data.baseline, ...data.candidate];
+  const unmatched = all.filter((d) => d.blocks.every((b) => b.matched === 0));
+  const runs = (unmatched.length ? unmatched : all).map((d) => d.run);
+  const tools = [...new Set(runs.map((r) => r.meta?.tool).filter(Boolean))];
+  return (
+    `layers: no router records matched the requests of runs ${runs.map((r) => r.run_id).join(', ')}` +
+    `${tools.length ? ` (${tools.join(', ')})` : ''}, so no layer is named; ingest the gorouter logs ` +
+    '(`paasmon ingest`), and send an id per request from the tool (`paasmon correlate --run ID` says how)'
+  );
+}

@@ -1,5 +1,6 @@
 // paasmon run exec: the tool runs as a child inside a run that spans its life; its results are
-// imported when it ends; its exit code is the command's; SIGTERM reaches it.
+// imported when it ends; its exit code is the command's; SIGTERM reaches it; --warmup leaves the
+// requests of the tool's first moments out of the run.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,6 +44,77 @@ describe('paasmon run exec', () => {
     assert.equal(row.meta.tool, 'locust');
     const n = (await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [runId])).rows[0].n;
     assert.equal(n, 2);
+  });
+
+  it('--warmup D leaves the requests of the first D after the tool starts out of the run', async () => {
+    const results = path.join(dir, 'warm.jsonl');
+    // A stand-in tool: a request every 20 ms for 1.2 s, each line written with its own send time.
+    const tool =
+      `const fs = require('fs'); const t0 = Date.now(); const lines = []; const timer = setInterval(() => {` +
+      `lines.push(JSON.stringify({ start_time: Date.now() / 1000, response_time: 5, request_type: 'GET', ` +
+      `name: '/', url: 'http://h/', status: 200, response_length: 2, exception: null, ` +
+      `correlation_id: require('crypto').randomUUID() }));` +
+      `if (Date.now() - t0 >= 1200) { clearInterval(timer); fs.writeFileSync(${JSON.stringify(results)}, ` +
+      `lines.join('\\n')); } }, 20);`;
+    const before = Date.now();
+    const args = ['--app', 'shop', '--label', 'warm', '--warmup', '500ms', '--results', results];
+    const run = await runCli(['run', 'exec', ...args, '--', process.execPath, '-e', tool], { DATABASE_URL: db.url });
+    assert.equal(run.code, 0, run.stderr);
+    const runId = Number(/^run (\d+): /.exec(run.stdout)?.[1]);
+    const sent = fs
+      .readFileSync(results, 'utf8')
+      .split('\n')
+      .map((line) => JSON.parse(line).start_time * 1000);
+    const row = (await db.query('SELECT started_at FROM test_runs WHERE id = $1', [runId])).rows[0];
+    const opens = row.started_at.getTime();
+    assert.ok(opens >= before + 500 && opens <= sent[0] + 500, 'the window opens D after the tool was started');
+    const kept = sent.filter((ms) => ms >= opens);
+    assert.ok(kept.length > 10 && kept.length < sent.length - 10, `${kept.length} of ${sent.length}`);
+    const stored = (
+      await db.query(`SELECT count(*)::int AS n, min(started_at) AS first FROM loadgen_requests WHERE run_id = $1`, [
+        runId,
+      ])
+    ).rows[0];
+    assert.equal(stored.n, kept.length);
+    assert.ok(stored.first.getTime() >= opens);
+    const warm = Number(
+      /warm-up: (\d+) requests sent in the first 500ms after the tool started, not in run/.exec(run.stdout)?.[1],
+    );
+    assert.equal(warm, sent.length - kept.length);
+    const figures = await db.query('SELECT requests FROM run_summary WHERE run_id = $1', [runId]);
+    assert.equal(Number(figures.rows[0].requests), kept.length);
+  });
+
+  it('says in one line when every request came within the warm-up (exit 1)', async () => {
+    const results = path.join(dir, 'all-warm.jsonl');
+    const tool =
+      `require('fs').writeFileSync(${JSON.stringify(results)}, JSON.stringify({ start_time: Date.now() / 1000, ` +
+      `response_time: 5, request_type: 'GET', name: '/', url: 'http://h/', status: 200, response_length: 2, ` +
+      `exception: null, correlation_id: require('crypto').randomUUID() }))`;
+    const args = ['--app', 'shop', '--label', 'all warm', '--warmup', '1m', '--results', results];
+    const run = await runCli(['run', 'exec', ...args, '--', process.execPath, '-e', tool], { DATABASE_URL: db.url });
+    assert.equal(run.code, 1, run.stderr);
+    const runId = Number(/^run (\d+): /.exec(run.stdout)?.[1]);
+    assert.match(
+      run.stdout,
+      new RegExp(`warm-up: 1 request sent in the first 1m after the tool started, not in run ${runId}`),
+    );
+    assert.equal(run.stderr, `paasmon: run exec: every request came within --warmup 1m: run ${runId} holds none\n`);
+    const n = (await db.query('SELECT count(*)::int AS n FROM loadgen_requests WHERE run_id = $1', [runId])).rows[0].n;
+    assert.equal(n, 0);
+  });
+
+  it('refuses a --warmup that is no duration in one line (exit 2), before the tool starts', async () => {
+    const marker = path.join(dir, 'never');
+    const tool = `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`;
+    const args = ['run', 'exec', '--app', 'shop', '--label', 'x', '--warmup', 'soon', '--', process.execPath];
+    const run = await runCli([...args, '-e', tool], { DATABASE_URL: db.url });
+    assert.equal(run.code, 2);
+    assert.equal(
+      run.stderr,
+      'paasmon: invalid configuration: --warmup must be a duration such as 500ms, 30s or 2m, got "soon"\n',
+    );
+    assert.equal(fs.existsSync(marker), false);
   });
 
   it('forwards SIGTERM to the tool and exits with its code; a joined run stays open', async () => {

@@ -5,8 +5,8 @@ import { Readable } from 'node:stream';
 import { readLoadResults } from '../../collector/sources/load-results/index.js';
 
 /**
- * Reads `content` (fed in chunks of `chunkBytes`) to its end: its format, shape, every request, and
- * the skips by reason with the first example of each.
+ * Reads `content` (fed in chunks of `chunkBytes`) to its end: its format, shape, every request, the
+ * skips by reason with the first example of each, and the requests left out before `options.from`.
  * @param {string | Buffer} content
  * @param {import('../../collector/sources/load-results/index.js').ReadOptions} [options]
  * @param {number} [chunkBytes]
@@ -22,12 +22,14 @@ export async function readAll(content, options = {}, chunkBytes = 1 << 16) {
   const skipped = new Map();
   /** @type {Map<string, any>} the text of each, typed loosely for assert.match */
   const examples = new Map();
+  let warmup = 0;
   for await (const page of pages) {
     records.push(...page.records);
+    warmup += page.warmup;
     for (const [reason, n] of page.skipped) skipped.set(reason, (skipped.get(reason) ?? 0) + n);
     for (const [reason, text] of page.examples) if (!examples.has(reason)) examples.set(reason, text);
   }
-  return { ...read, records, skipped, examples };
+  return { ...read, records, skipped, examples, warmup };
 }
 
 const ID = '0b1e6f8a-1d2c-4e5f-8a9b-0c1d2e3f4a5b';

@@ -1,6 +1,7 @@
 // `paasmon compare` from rounds to verdict, in memory: a delay in one layer regresses and is
 // named, the same setting is unchanged, the reverse improves, other settings are not comparable,
-// a gated figure without data leaves the gate, and how many more rounds an open figure needs.
+// a gated figure without data leaves the gate, runs without router records name no layer and say
+// so, and how many more rounds an open figure needs.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { comparability, mixDistance } from '../../report/compare/comparable.js';
@@ -45,6 +46,32 @@ describe('compare verdicts', () => {
     assert.equal(result.verdict, 'unchanged', result.headline);
     assert.equal(result.figures.find((f) => f.name === 'cpu_ms_per_request')?.verdict, 'missing');
     assert.match(result.missing[0], /^cpu_ms_per_request: no instance samples/);
+  });
+
+  it('names no layer for runs without router records, with a line naming them and their tool', () => {
+    const none = { matched: 0, matchedE2eSum: 0, outsideSum: 0, routerSum: 0, behindSum: 0 };
+    const slower = side({ firstId: 10, rounds: 5, seed: 20, behind: 12 });
+    const unmatched = slower.map((d) => ({
+      ...d,
+      run: { ...d.run, meta: { tool: 'hey' } },
+      blocks: d.blocks.map((b) => ({ ...b, ...none })),
+    }));
+    const result = buildCompare({ baseline, candidate: unmatched }, { seed: 1 });
+    assert.equal(result.verdict, 'regressed', result.headline);
+    assert.equal(result.layer, null);
+    assert.equal(result.layers.mean, null);
+    const ids = slower.map((d) => d.run.run_id).join(', ');
+    assert.ok(
+      result.missing.includes(
+        `layers: no router records matched the requests of runs ${ids} (hey), so no layer is named; ingest the ` +
+          'gorouter logs (`paasmon ingest`), and send an id per request from the tool (`paasmon correlate --run ID` ' +
+          'says how)',
+      ),
+      result.missing.join('\n'),
+    );
+    assert.ok(
+      !buildCompare({ baseline, candidate: baseline }, { seed: 1 }).missing.some((m) => m.startsWith('layers')),
+    );
   });
 
   it('checks the settings and the endpoint mix of both sides', () => {

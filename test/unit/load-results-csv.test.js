@@ -75,6 +75,17 @@ describe('hey -o csv', () => {
     );
   });
 
+  it('leaves the requests sent before `from` out (a warm-up), counted, the others keeping their keys', async () => {
+    const startedAtMs = Date.parse('2026-11-25T10:00:00Z');
+    const all = await readAll(csv, { startedAtMs });
+    const warm = await readAll(csv, { startedAtMs, from: startedAtMs + 1000 });
+    assert.equal(warm.warmup, 1);
+    assert.equal(all.warmup, 0);
+    assert.deepEqual(warm.records, all.records.slice(1));
+    const none = await readAll(csv, { startedAtMs, from: startedAtMs + 2000 });
+    assert.deepEqual([none.records.length, none.warmup], [0, 2]);
+  });
+
   it('refuses offsets without an absolute start', async () => {
     await assert.rejects(readAll(csv), /hey's offsets are relative to its start: give --started-at/);
   });

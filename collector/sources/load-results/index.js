@@ -23,9 +23,11 @@ export { DERIVED_KEY_PREFIX } from './records.js';
  * @property {Map<string, number>} skipped lines by reason
  * @property {Map<string, string>} examples the first skipped line of each reason: `line N: text`
  * @property {number} withIds records that carry the tool's correlation id
+ * @property {number} warmup requests sent before ReadOptions' `from`, left out
  *
- * @typedef {import('./formats.js').SideInputs & { format?: string, pageSize?: number }} ReadOptions format: one
- *   of FORMATS, detected from the content when absent
+ * @typedef {import('./formats.js').SideInputs & { format?: string, pageSize?: number, from?: number }}
+ *   ReadOptions format: one of FORMATS, detected from the content when absent; from: epoch ms, requests sent
+ *   before it are left out (a warm-up), counted in `warmup`
  */
 
 const HEAD_BYTES = 4096;
@@ -155,16 +157,16 @@ export async function readLoadResults(input, options = {}) {
     format: format.name,
     tool: format.tool,
     variant: shape.variant,
-    pages: pagesOf(results(shape, all, options), options.pageSize ?? 5000),
+    pages: pagesOf(results(shape, all, options), options.pageSize ?? 5000, options.from ?? -Infinity),
   };
 }
 
 /**
  * @param {AsyncIterable<[import('./records.js').LineResult, number, () => string]>} lines
- * @param {number} pageSize @returns {AsyncGenerator<ResultsPage>}
+ * @param {number} pageSize @param {number} from @returns {AsyncGenerator<ResultsPage>}
  */
-async function* pagesOf(lines, pageSize) {
-  const fresh = () => ({ records: [], skipped: new Map(), examples: new Map(), withIds: 0 });
+async function* pagesOf(lines, pageSize, from) {
+  const fresh = () => ({ records: [], skipped: new Map(), examples: new Map(), withIds: 0, warmup: 0 });
   /** @type {ResultsPage} */
   let page = fresh();
   let ordinal = 0;
@@ -176,6 +178,11 @@ async function* pagesOf(lines, pageSize) {
       continue;
     }
     ordinal += 1;
+    // After the ordinal: a row's derived key is the same with a warm-up left out or not.
+    if (result.startedAtMs < from) {
+      page.warmup += 1;
+      continue;
+    }
     if (result.correlationId) page.withIds += 1;
     else result.correlationId = rowKey(result, ordinal);
     result.startedAt = isoMicros(result.startedAtMs);
@@ -185,5 +192,5 @@ async function* pagesOf(lines, pageSize) {
       page = fresh();
     }
   }
-  if (page.records.length || page.skipped.size) yield page;
+  if (page.records.length || page.skipped.size || page.warmup) yield page;
 }
