@@ -11,6 +11,7 @@ import { ingestPages } from './pages.js';
  * @property {Map<string, number>} skipped lines by reason
  * @property {Map<string, string>} examples the first skipped line of each reason
  * @property {number} withIds records that carry the tool's correlation id
+ * @property {number} warmup requests sent before the run's window (run exec --warmup), left out
  */
 
 /**
