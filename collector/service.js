@@ -9,8 +9,8 @@ import { startJobs, withDeadline } from './pipeline/run-jobs.js';
 import { drainConfigured } from './sources/syslog-drain/index.js';
 import { POLL_GRACE_MS, SHUTDOWN_BUDGET_MS } from '../core/tunables.js';
 import { openDatabase, unreachable } from '../exporters/postgres/database.js';
-import { migrateUntilDone } from '../exporters/postgres/migrate.js';
-import { createPostgresSink } from '../exporters/postgres/sink.js';
+import { migrateUntilDone } from '../exporters/postgres/schema/migrate.js';
+import { createPostgresSink } from '../exporters/postgres/sink/sink.js';
 import { createPrometheusSink } from '../exporters/prometheus.js';
 
 /** @typedef {import('./jobs.js').PollOutcome} PollOutcome */

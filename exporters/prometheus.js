@@ -3,7 +3,7 @@
 import client from 'prom-client';
 import { statusClass } from '../core/ids.js';
 import { createRouterRequestTally } from '../core/router-request-tally.js';
-import { cleanedRecords as cleanedSinceStart } from './postgres/clean-text.js';
+import { cleanedRecords as cleanedSinceStart } from './postgres/rows/clean-text.js';
 import {
   defineCorrelationCounter,
   defineDrainMetrics,

@@ -8,7 +8,7 @@ import { runLoad } from '../../loadgen/run.js';
 import { serveLoadgenMetrics } from '../metrics-server.js';
 import { loadgenOptions, numberFlag } from './flags.js';
 import { shutdownSignal } from './shutdown.js';
-import { openLoadgenRecording } from '../../exporters/postgres/loadgen-rows.js';
+import { openLoadgenRecording } from '../../exporters/postgres/sink/loadgen-rows.js';
 
 /** A live progress line on a terminal, rewritten in place. */
 export function terminalProgress() {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { loadReportData, selectRuns } from '../../exporters/postgres/queries/report.js';
-import { prunedRuns } from '../../exporters/postgres/retention.js';
+import { prunedRuns } from '../../exporters/postgres/schema/retention.js';
 import { DEFAULT_TRIM } from '../../report/default-trim.js';
 import { FORMATS, renderComparison, rendererFor } from '../../report/render/index.js';
 import { numberFlag, timeFlag } from './flags.js';

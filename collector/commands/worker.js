@@ -10,7 +10,7 @@ import { runLoad } from '../../loadgen/run.js';
 import { loadgenOptions } from './flags.js';
 import { serveLoadgenMetrics } from '../metrics-server.js';
 import { shutdownSignal } from './shutdown.js';
-import { openLoadgenRecording } from '../../exporters/postgres/loadgen-rows.js';
+import { openLoadgenRecording } from '../../exporters/postgres/sink/loadgen-rows.js';
 
 const POLL_MS = 2000;
 

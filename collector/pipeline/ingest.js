@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { EXPECTED_SKIPS } from '../../core/reason-codes.js';
 import { createLineSource, createRouterLogFileSource } from '../sources/router-logs/file.js';
-import { readCheckpoint } from '../../exporters/postgres/checkpoints.js';
+import { readCheckpoint } from '../../exporters/postgres/claims/checkpoints.js';
 import { ingestPages } from './pages.js';
 
 export { EXPECTED_SKIPS };

@@ -4,8 +4,8 @@
 // paged sources (idempotent, retried with backoff), once the schema is in place. The source keeps
 // its own bound and counts; it is told what was stored and how much waits.
 import { DRAIN_BATCH_ROWS, DRAIN_FLUSH_INTERVAL_MS, DRAIN_SCHEMA_WAIT_MS } from '../../core/tunables.js';
-import { createPageEncoder, createPageWriter } from '../../exporters/postgres/page-writer.js';
-import { createPostgresSink } from '../../exporters/postgres/sink.js';
+import { createPageEncoder, createPageWriter } from '../../exporters/postgres/sink/page-writer.js';
+import { createPostgresSink } from '../../exporters/postgres/sink/sink.js';
 import { createRouterRequestTally, tallyRouterRequests } from '../../core/router-request-tally.js';
 
 /** Pages written at once: the next page's COPY overlaps the last one's commit and the parsing. */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { ingestFileIncrement } from '../../collector/pipeline/ingest.js';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { SPACE_GUID, makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { startCli, waitFor } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';

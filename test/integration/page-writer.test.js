@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
-import { migrate } from '../../exporters/postgres/migrate.js';
-import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
+import { createPageWriter, encodeRecords } from '../../exporters/postgres/sink/page-writer.js';
 import { startTestDatabase } from '../support/database.js';
 
 /** @param {string} id @param {number} [status] */

@@ -1,9 +1,9 @@
 // The load generator's specialised encoder of loadgen_requests rows: straight from the generator's
 // numbers into a page buffer, the same bytes the generic encoder (copy-binary.js, driven by the
 // table spec) writes for the same records (test/unit/loadgen-rows.test.js holds them equal).
-import { cleanedText } from './clean-text.js';
-import { POSTGRES_EPOCH_MS, writeInt64 } from './copy-binary.js';
-import { tableOf } from './tables.js';
+import { cleanedText } from '../rows/clean-text.js';
+import { POSTGRES_EPOCH_MS, writeInt64 } from '../rows/copy-binary.js';
+import { tableOf } from '../rows/tables.js';
 import { createPostgresSink } from './sink.js';
 
 const LOADGEN_REQUESTS = tableOf('loadgen_request');

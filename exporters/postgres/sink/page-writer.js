@@ -1,11 +1,11 @@
 // The transactional page writer (core/types.js PageWriter): a page's rows and its checkpoint in
 // one transaction; rows already present are skipped; only the records inserted now come back.
-import { saveCheckpoint } from './checkpoints.js';
-import { countCleaned } from './clean-text.js';
+import { saveCheckpoint } from '../claims/checkpoints.js';
+import { countCleaned } from '../rows/clean-text.js';
 import { UNIQUE_VIOLATION, binaryRows, copyInsert, copyInsertCounted, copyNew, inTransaction } from './copy.js';
-import { tupleWriter } from './copy-binary.js';
-import { createPartitionMaker, noteWrite } from './partitions.js';
-import { tableOf } from './tables.js';
+import { tupleWriter } from '../rows/copy-binary.js';
+import { createPartitionMaker, noteWrite } from '../schema/partitions.js';
+import { tableOf } from '../rows/tables.js';
 
 /**
  * A page's records encoded for COPY now, so that a page waiting for its write holds one buffer,
@@ -45,7 +45,7 @@ export function createPageEncoder(kind, rowsHint) {
 
 /**
  * @param {import('pg').Pool} pool
- * @returns {import('../../core/types.js').PageWriter}
+ * @returns {import('../../../core/types.js').PageWriter}
  */
 export function createPageWriter(pool) {
   const ensurePartitions = createPartitionMaker(pool);
@@ -55,7 +55,10 @@ export function createPageWriter(pool) {
     return inserted;
   };
 
-  /** @param {import('../../core/types.js').Page} page @returns {Promise<import('../../core/types.js').Inserted>} */
+  /**
+   * @param {import('../../../core/types.js').Page} page
+   * @returns {Promise<import('../../../core/types.js').Inserted>}
+   */
   async function writeRows(page) {
     const { kind, records, encoded, checkpoint, commitAfter, copyAfter, onCopied, countOnly } = page;
     const spec = tableOf(kind);
@@ -63,7 +66,7 @@ export function createPageWriter(pool) {
     const extent = await ensurePartitions(spec, { records, encoded });
     /** Records with text cleaned: set when the rows are encoded. */
     let cleaned = encoded?.cleaned ?? 0;
-    /** @type {import('../../core/types.js').EncodedRows | undefined} */
+    /** @type {import('../../../core/types.js').EncodedRows | undefined} */
     let binary = encoded;
     const lines = () => {
       if (binary) return binary;
@@ -114,10 +117,10 @@ export function createPageWriter(pool) {
  * A plain COPY under a savepoint, as copyInsertCounted writes; when some rows were already there
  * (a unique violation), the keyed insert instead, reading back the new ones. Runs inside the
  * caller's transaction.
- * @param {import('pg').PoolClient} client @param {import('./tables.js').TableSpec} spec
- * @param {import('../../core/types.js').EncodedRows} rows
- * @param {import('../../core/types.js').PaasmonRecord[]} records the page's, returned when all were new
- * @returns {Promise<{ count: number, records: import('../../core/types.js').PaasmonRecord[] } | { count: number,
+ * @param {import('pg').PoolClient} client @param {import('../rows/tables.js').TableSpec} spec
+ * @param {import('../../../core/types.js').EncodedRows} rows
+ * @param {import('../../../core/types.js').PaasmonRecord[]} records the page's, returned when all were new
+ * @returns {Promise<{ count: number, records: import('../../../core/types.js').PaasmonRecord[] } | { count: number,
  *   rows: any[] }>}
  */
 async function copyInsertObserved(client, spec, rows, records) {
@@ -135,8 +138,8 @@ async function copyInsertObserved(client, spec, rows, records) {
 }
 
 /**
- * @param {string} kind @param {import('./tables.js').TableSpec} spec @param {Record<string, unknown>} row
- * @returns {import('../../core/types.js').PaasmonRecord}
+ * @param {string} kind @param {import('../rows/tables.js').TableSpec} spec @param {Record<string, unknown>} row
+ * @returns {import('../../../core/types.js').PaasmonRecord}
  */
 function recordOf(kind, spec, row) {
   /** @type {Record<string, unknown>} */
