@@ -2,6 +2,7 @@
 // source (Cloud Controller) and the paged ones (search, file, Log Cache) run on a schedule; the
 // syslog drain runs when the platform pushes. pipeline/run-jobs.js starts and stops them all.
 import { recentCorrelationCounts } from '../exporters/postgres/queries/correlation.js';
+import { createPageWriter } from '../exporters/postgres/sink/page-writer.js';
 import { SourceError } from '../core/errors.js';
 import { LOG_CACHE } from '../core/reason-codes.js';
 import { describeVerdict, EXPECTED_SKIPS, ingestFileIncrement, ingestIncrement } from './pipeline/ingest.js';
@@ -138,7 +139,8 @@ function routerIngestJob(config, name, { log, prometheus, pool, schemaReady, sig
     signal,
     work: sharing.holdReader(name, async (ctx) => {
       if (!(await schemaReady)) return { records: 0 };
-      const result = await ingest(ctx, { pool, metrics: prometheus, warn: ctx.warn });
+      const writePage = createPageWriter(pool, prometheus.postgresMetrics);
+      const result = await ingest(ctx, { pool, writePage, metrics: prometheus, warn: ctx.warn });
       recent.add(result);
       prometheus.showSkipped(name, result.skipped, recent.ratio());
       const tooMany = result.skipped.size ? recent.verdict() : undefined;
@@ -180,7 +182,13 @@ function logCacheJob(config, cloudController, { log, prometheus, pool, schemaRea
       }
       const apps = await cloudController.watchedApps(ctx);
       const reader = { get, baseUrl, now: ctx.now, lookbackMs: config.logCache.lookbackMs, correlationField };
-      return ingestLogCache(apps, { ...reader, signal: ctx.signal }, { pool, metrics: prometheus, warn: ctx.warn });
+      const pages = {
+        pool,
+        writePage: createPageWriter(pool, prometheus.postgresMetrics),
+        metrics: prometheus,
+        warn: ctx.warn,
+      };
+      return ingestLogCache(apps, { ...reader, signal: ctx.signal }, pages);
     }),
   });
   return { name: 'log-cache', schedule: config.logCache.schedule, run, role: 'log-cache' };
@@ -193,7 +201,7 @@ function drainJob(config, { log, prometheus, pool, schemaReady }) {
     buffered: prometheus.setDrainBuffered,
     observeRouterRequests: prometheus.showRouterRequests,
   };
-  const openIntake = pushedPages({ pool, schemaReady, log });
+  const openIntake = pushedPages({ pool, schemaReady, log, metrics: prometheus.postgresMetrics });
   return { name: 'syslog-drain', trigger: 'push', start: () => startDrain(config, { openIntake, log, metrics }) };
 }
 

@@ -94,12 +94,8 @@ export function defineInstanceMetrics(registry) {
   return { gauges, up };
 }
 
-/**
- * The collector's own metrics: its sources' polls and the PostgreSQL buffer.
- * @param {client.Registry} registry
- * @param {() => ReadonlyMap<string, number>} cleanedRecords records stored with cleaned text since start, by kind
- */
-export function defineSelfMetrics(registry, cleanedRecords) {
+/** The collector's own metrics: its sources' polls and the PostgreSQL buffer. @param {client.Registry} registry */
+export function defineSelfMetrics(registry) {
   return {
     pollDuration: new client.Histogram({
       name: 'paasmon_source_poll_duration_seconds',
@@ -144,15 +140,15 @@ export function defineSelfMetrics(registry, cleanedRecords) {
       labelNames: ['source'],
       registers: [registry],
     }),
-    ...defineDatabaseMetrics(registry, cleanedRecords),
+    ...defineDatabaseMetrics(registry),
   };
 }
 
 /**
  * The PostgreSQL sink's buffer and text cleaning, part of the collector's own metrics.
- * @param {client.Registry} registry @param {() => ReadonlyMap<string, number>} cleanedRecords
+ * @param {client.Registry} registry
  */
-function defineDatabaseMetrics(registry, cleanedRecords) {
+function defineDatabaseMetrics(registry) {
   return {
     dbPending: new client.Gauge({
       name: 'paasmon_db_pending_records',
@@ -169,10 +165,6 @@ function defineDatabaseMetrics(registry, cleanedRecords) {
       help: 'Records stored with text cleaned (0x00 and bytes that are not UTF-8 replaced by U+FFFD), by kind.',
       labelNames: ['kind'],
       registers: [registry],
-      collect() {
-        this.reset();
-        for (const [kind, n] of cleanedRecords()) this.inc({ kind }, n);
-      },
     }),
   };
 }

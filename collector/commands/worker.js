@@ -65,7 +65,7 @@ export function workerCommand(config, { log, out }, flags) {
           log.info({ runId: run.id, worker: options.worker, url: options.url }, 'worker: run starts');
           try {
             const recording = (/** @type {{ runId: number, worker: string }} */ r) =>
-              openLoadgenRecording(pool, log, r);
+              openLoadgenRecording(pool, log, { ...r, metrics: metrics?.postgresMetrics });
             await runLoad(recording, run.id, options, { log, out, signal: stop.signal, observe: metrics?.observe });
           } finally {
             metrics?.runEnded(run.id);

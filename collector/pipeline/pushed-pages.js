@@ -141,11 +141,12 @@ function observed(kept, page, inserted) {
  * @param {Promise<boolean>} [options.schemaReady] writes wait for the migrations
  * @param {import('pino').Logger} options.log
  * @param {import('../../core/retry.js').BackoffOptions} [options.backoff]
+ * @param {import('../../exporters/postgres/sink/page-writer.js').PostgresMetrics} [options.metrics] counted into
  * @returns {import('../../core/types.js').OpenIntake}
  */
-export function pushedPages({ pool, schemaReady, log, backoff }) {
+export function pushedPages({ pool, schemaReady, log, backoff, metrics }) {
   return ({ maxBuffered, observe, onStored, onPending }) => {
-    const writeRouterPage = createPageWriter(pool);
+    const writeRouterPage = createPageWriter(pool, metrics);
     /** What to observe of each page the sink holds, until it is stored (and the page let go). */
     const observations = observe ? /** @type {WeakMap<EncodedRows, RouterRequestTally>} */ (new WeakMap()) : undefined;
     const open = createOpenPage(observe);

@@ -89,6 +89,30 @@ describe('page writer commitAfter', () => {
     assert.deepEqual(await stored(), ['c', 'd', 'e', 'f', 'g']);
   });
 
+  it('counts the records stored with cleaned text into the metrics it is handed, once their page commits', async () => {
+    await db.query('TRUNCATE router_requests');
+    /** @type {Array<[string, number]>} */
+    const counted = [];
+    const writePage = createPageWriter(db.pool, { countCleaned: (kind, n) => counted.push([kind, n]) });
+    const page = { kind: /** @type {const} */ ('router_request') };
+    const odd = (/** @type {string} */ id, /** @type {string} */ path) => ({ ...request(id), path });
+    await writePage({ ...page, records: [odd('h', 'a\0b'), odd('i', 'x\ud800'), request('j')] });
+    await writePage({ ...page, records: [request('k')] });
+    const previous = deferred();
+    const failing = writePage({ ...page, records: [odd('l', '\0')], commitAfter: previous.promise });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    previous.reject(new Error('page before failed'));
+    await assert.rejects(failing, /page before failed/);
+    assert.deepEqual(counted, [['router_request', 2]]);
+    const { rows } = await db.query(
+      "SELECT vcap_request_id FROM router_requests WHERE path LIKE '%\ufffd%' ORDER BY 1",
+    );
+    assert.deepEqual(
+      rows.map((r) => r.vcap_request_id),
+      ['h', 'i'],
+    );
+  });
+
   /**
    * A pool of its own whose statements are kept: which way a page took shows in them.
    * @param {import('node:test').TestContext} t

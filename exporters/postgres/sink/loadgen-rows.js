@@ -99,9 +99,10 @@ export function loadgenRowEncoder({ runId, worker }) {
  * writes up to `maxInFlight` pages of `batchRows` at once and never drops (the producer waits),
  * and the run's row encoder.
  * @param {import('pg').Pool} pool @param {import('pino').Logger} log
- * @param {{ runId: number, worker: string, batchRows?: number, maxInFlight?: number }} run
+ * @param {{ runId: number, worker: string, batchRows?: number, maxInFlight?: number,
+ *   metrics?: import('./page-writer.js').PostgresMetrics }} run metrics: counted into as pages are stored
  */
-export function openLoadgenRecording(pool, log, { runId, worker, batchRows = 10_000, maxInFlight = 3 }) {
-  const sink = createPostgresSink({ pool, log, maxBuffered: Infinity, batchRows, maxInFlight });
+export function openLoadgenRecording(pool, log, { runId, worker, batchRows = 10_000, maxInFlight = 3, metrics }) {
+  const sink = createPostgresSink({ pool, log, maxBuffered: Infinity, batchRows, maxInFlight, metrics });
   return { sink, encoder: loadgenRowEncoder({ runId, worker }) };
 }

@@ -1,7 +1,6 @@
 // The transactional page writer (core/types.js PageWriter): a page's rows and its checkpoint in
 // one transaction; rows already present are skipped; only the records inserted now come back.
 import { saveCheckpoint } from '../claims/checkpoints.js';
-import { countCleaned } from '../rows/clean-text.js';
 import { UNIQUE_VIOLATION, binaryRows, copyInsert, copyInsertCounted, copyNew, inTransaction } from './copy.js';
 import { tupleWriter } from '../rows/copy-binary.js';
 import { createPartitionMaker, noteWrite } from '../schema/partitions.js';
@@ -44,14 +43,21 @@ export function createPageEncoder(kind, rowsHint) {
 }
 
 /**
- * @param {import('pg').Pool} pool
+ * What the PostgreSQL code counts, in counters its creator keeps (e.g. the Prometheus sink's).
+ * @typedef {object} PostgresMetrics
+ * @property {(kind: string, records: number) => void} [countCleaned] records of a committed page stored with
+ *   cleaned text
+ */
+
+/**
+ * @param {import('pg').Pool} pool @param {PostgresMetrics} [metrics]
  * @returns {import('../../../core/types.js').PageWriter}
  */
-export function createPageWriter(pool) {
+export function createPageWriter(pool, metrics = {}) {
   const ensurePartitions = createPartitionMaker(pool);
   return async function writePage(page) {
     const inserted = await writeRows(page);
-    countCleaned(page.kind, inserted.cleaned ?? 0);
+    if (inserted.cleaned) metrics.countCleaned?.(page.kind, inserted.cleaned);
     return inserted;
   };
 

@@ -72,13 +72,14 @@ function createFlush({ buffer, retry, writes }) {
  * @param {import('../../../core/retry.js').BackoffOptions} [options.backoff]
  * @param {(event: { pending: number, dropped: number }) => void} [options.onChange]
  * @param {import('../../../core/types.js').PageWriter} [options.writePage]
+ * @param {import('./page-writer.js').PostgresMetrics} [options.metrics] counted into by the page writer made here
  */
 export function createPostgresSink(options) {
   const { pool, log, maxBuffered, batchRows = 5000, maxInFlight = 1, backoff = DEFAULT_BACKOFF, onChange } = options;
   const buffer = createSinkBuffer({ maxBuffered, batchRows, log });
   const retry = createRetrySchedule({ backoff, log });
   const notify = () => onChange?.({ pending: buffer.rows + writes.writingRows, dropped: buffer.dropped });
-  const writePage = options.writePage ?? createPageWriter(pool);
+  const writePage = options.writePage ?? createPageWriter(pool, options.metrics);
   const writes = createWritesInFlight({ buffer, writePage, maxInFlight, notify });
   const { flush, isFlushing } = createFlush({ buffer, retry, writes });
   let closed = false;
