@@ -2,7 +2,7 @@
 // many more SIGKILLs of `paasmon ingest`, several search-node deaths. Prints the figures of each.
 // Run: npm run bench -- chaos   (BENCH_CHAOS_DOCS, BENCH_CHAOS_KILLS, BENCH_CHAOS_NODE_KILLS, BENCH_CHAOS_SEED)
 import pino from 'pino';
-import { migrate } from '../exporters/postgres/migrate.js';
+import { migrate } from '../exporters/postgres/schema/migrate.js';
 import {
   chaosRequests,
   indexDocuments,

@@ -8,7 +8,7 @@
 // rounds' level spread, ±; BENCH_BIG_REQUESTS=1000000, 0 to skip part 2; BENCH_REPEAT=3)
 import pino from 'pino';
 import { loadCompareData } from '../exporters/postgres/queries/compare.js';
-import { migrate } from '../exporters/postgres/migrate.js';
+import { migrate } from '../exporters/postgres/schema/migrate.js';
 import { buildCompare } from '../report/compare/index.js';
 import { side } from '../test/support/compare-data.js';
 import { startTestDatabase } from '../test/support/database.js';

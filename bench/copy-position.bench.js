@@ -6,9 +6,9 @@
 // order turning; the median of each table's ratio to the empty one.
 // Run: npm run bench -- copy-position   (BENCH_COPY_ROWS=50000 BENCH_HELD_ROWS=666666 BENCH_SCALE_ROUNDS=6)
 import pino from 'pino';
-import { binaryRows, copyInsert, inTransaction } from '../exporters/postgres/copy.js';
-import { migrate } from '../exporters/postgres/migrate.js';
-import { TABLE_OF_KIND } from '../exporters/postgres/tables.js';
+import { binaryRows, copyInsert, inTransaction } from '../exporters/postgres/sink/copy.js';
+import { migrate } from '../exporters/postgres/schema/migrate.js';
+import { TABLE_OF_KIND } from '../exporters/postgres/rows/tables.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { makeRequests, routerRecord } from '../test/support/router-docs.js';
 

@@ -4,11 +4,11 @@
 // Run: npm run bench -- ingest   (BENCH_DOCS to change the count)
 import os from 'node:os';
 import pino from 'pino';
-import { binaryRows, copyInsert, copyInsertCounted, inTransaction } from '../exporters/postgres/copy.js';
-import { tableOf } from '../exporters/postgres/tables.js';
+import { binaryRows, copyInsert, copyInsertCounted, inTransaction } from '../exporters/postgres/sink/copy.js';
+import { tableOf } from '../exporters/postgres/rows/tables.js';
 
 const ROUTER_REQUESTS = tableOf('router_request');
-import { migrate } from '../exporters/postgres/migrate.js';
+import { migrate } from '../exporters/postgres/schema/migrate.js';
 import { parseGorouterLine } from '../collector/sources/gorouter/parse.js';
 import { startCli } from '../test/support/cli.js';
 import { exitWithPeakRss } from './support/peak-rss.js';

@@ -1,14 +1,14 @@
-// What finding a page's days costs before its COPY (exporters/postgres/partitions.js pageExtent, on every
+// What finding a page's days costs before its COPY (exporters/postgres/schema/partitions.js pageExtent, on every
 // page the collector, `ingest` and the load generator write): pages of 10,000 encoded router_requests and
 // loadgen_requests rows, in process, CPU µs per row; with BENCH_BEFORE_DIR (another checkout) that
 // checkout's pageExtent is timed on the same pages, in alternating rounds.
 // Run: npm run bench -- page-extent   (BENCH_BEFORE_DIR=<checkout> BENCH_ROUNDS=7)
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { binaryRows } from '../exporters/postgres/copy.js';
-import { loadgenRowEncoder } from '../exporters/postgres/loadgen-rows.js';
-import { pageExtent } from '../exporters/postgres/partitions.js';
-import { tableOf } from '../exporters/postgres/tables.js';
+import { binaryRows } from '../exporters/postgres/sink/copy.js';
+import { loadgenRowEncoder } from '../exporters/postgres/sink/loadgen-rows.js';
+import { pageExtent } from '../exporters/postgres/schema/partitions.js';
+import { tableOf } from '../exporters/postgres/rows/tables.js';
 import { routerRequestRecord } from '../test/support/router-records.js';
 
 const ROWS = 10_000;
@@ -33,7 +33,11 @@ const loadgenSpec = tableOf('loadgen_request');
 /** @type {Array<[string, typeof pageExtent]>} */
 const builds = [['this checkout', pageExtent]];
 if (BEFORE_DIR) {
-  const before = await import(pathToFileURL(path.join(BEFORE_DIR, 'exporters/postgres/partitions.js')).href);
+  // A checkout from before the PostgreSQL code was split into parts has the module at the top.
+  const at = (/** @type {string} */ file) => import(pathToFileURL(path.join(BEFORE_DIR, file)).href);
+  const before = await at('exporters/postgres/schema/partitions.js').catch(() =>
+    at('exporters/postgres/schema/partitions.js'),
+  );
   builds.unshift(['before', before.pageExtent]);
 }
 

@@ -17,8 +17,8 @@ import { correlationCounts } from '../exporters/postgres/queries/correlation.js'
 import { compareRuns } from '../collector/use-cases/compare-runs.js';
 import { renderComparison } from '../report/render/index.js';
 import { REPORT_CONNECTIONS } from '../core/tunables.js';
-import { MIGRATIONS_DIR, migrate } from '../exporters/postgres/migrate.js';
-import { preparePartitions } from '../exporters/postgres/partitions.js';
+import { MIGRATIONS_DIR, migrate } from '../exporters/postgres/schema/migrate.js';
+import { preparePartitions } from '../exporters/postgres/schema/partitions.js';
 import { runCli } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { expandSql, loadDashboards, queriesOf } from '../test/support/grafana.js';

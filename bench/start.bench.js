@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import pino from 'pino';
-import { migrate } from '../exporters/postgres/migrate.js';
+import { migrate } from '../exporters/postgres/schema/migrate.js';
 import { CLI, childEnv } from '../test/support/cli.js';
 import { startTestDatabase } from '../test/support/database.js';
 import { seedRun } from '../test/support/report-runs.js';

@@ -185,6 +185,8 @@ export async function serveLoadgenMetrics(port, config, log) {
     recordWait: (run) => sink.countRecordWait(run),
     /** @param {number} run */
     runEnded: (run) => sink.runEnded(run),
+    /** For the run's PostgreSQL recording to count into. */
+    postgresMetrics: sink.postgresMetrics,
     close: async () => {
       await sink.close();
       await new Promise((resolve) => server.close(() => resolve(undefined)));

@@ -1,7 +1,7 @@
 // `collect`'s partition upkeep: the coming days' partitions, and with RETENTION a prune of the day
 // partitions older than the limit (what `paasmon prune` does once), every hour.
-import { preparePartitions } from '../exporters/postgres/partitions.js';
-import { prune, retentionLimit } from '../exporters/postgres/retention.js';
+import { preparePartitions } from '../exporters/postgres/schema/partitions.js';
+import { prune, retentionLimit } from '../exporters/postgres/schema/retention.js';
 import { DEFAULT_TRIM } from '../report/default-trim.js';
 
 /**

@@ -1,7 +1,7 @@
 // A run's figures kept by the commands that change its data (docs/architecture.md, "A run's
 // figures"): at the end of a run stop, an import or a load, and by `collect`'s upkeep for runs
 // whose figures later writes (late router records) made stale.
-import { databaseNow, refreshRunFigures, staleRuns } from '../exporters/postgres/run-figures.js';
+import { databaseNow, refreshRunFigures, staleRuns } from '../exporters/postgres/schema/run-figures.js';
 import { DEFAULT_TRIM } from '../report/default-trim.js';
 import { startRounds } from './retention-job.js';
 

@@ -9,8 +9,8 @@ import { startJobs, withDeadline } from './pipeline/run-jobs.js';
 import { drainConfigured } from './sources/syslog-drain/index.js';
 import { POLL_GRACE_MS, SHUTDOWN_BUDGET_MS } from '../core/tunables.js';
 import { openDatabase, unreachable } from '../exporters/postgres/database.js';
-import { migrateUntilDone } from '../exporters/postgres/migrate.js';
-import { createPostgresSink } from '../exporters/postgres/sink.js';
+import { migrateUntilDone } from '../exporters/postgres/schema/migrate.js';
+import { createPostgresSink } from '../exporters/postgres/sink/sink.js';
 import { createPrometheusSink } from '../exporters/prometheus.js';
 
 /** @typedef {import('./jobs.js').PollOutcome} PollOutcome */
@@ -29,7 +29,7 @@ export async function startCollector(config, { log, onPoll }) {
   const abort = new AbortController();
   const prometheus = createPrometheusSink();
   const database = await openDatabase(config, { log });
-  const postgres = samplesSink(database.pool, config, prometheus.self, log);
+  const postgres = samplesSink(database.pool, config, prometheus, log);
   /** @type {(err: Error) => void} */
   let fail = () => {};
   const failed = /** @type {Promise<Error>} */ (new Promise((resolve) => (fail = resolve)));
@@ -93,14 +93,15 @@ export async function startCollector(config, { log, onPoll }) {
 /**
  * The instance samples' PostgreSQL sink, its backlog shown in the self metrics.
  * @param {import('pg').Pool} pool @param {import('./config/index.js').Config} config
- * @param {import('./pipeline/job.js').SelfMetrics} self @param {import('pino').Logger} log
+ * @param {import('../exporters/prometheus.js').PrometheusSink} prometheus @param {import('pino').Logger} log
  */
-function samplesSink(pool, config, self, log) {
+function samplesSink(pool, config, { self, postgresMetrics: metrics }, log) {
   let dropped = 0;
   return createPostgresSink({
     pool,
     log,
     maxBuffered: config.dbBufferRecords,
+    metrics,
     onChange: (e) => {
       self.dbPending.set(e.pending);
       if (e.dropped > dropped) self.dbDropped.inc(e.dropped - dropped);

@@ -212,7 +212,7 @@
  * @typedef {object} EncodedRows
  * @property {Buffer} data
  * @property {number} rows
- * @property {number} [cleaned] rows with text cleaned as they were encoded (exporters/postgres/clean-text.js)
+ * @property {number} [cleaned] rows with text cleaned as they were encoded (exporters/postgres/rows/clean-text.js)
  * @property {() => void} [onWritten] called once the rows are in the database: `data` may be reused
  */
 

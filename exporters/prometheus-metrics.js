@@ -1,17 +1,12 @@
 // The Prometheus sink's metric definitions, one function per family, each registered on the given registry.
 // Families are defined in a fixed order, which is the order /metrics lists them in.
-import { createRequire } from 'node:module';
 import client from 'prom-client';
 import { LATENCY_BUCKETS } from '../core/latency-buckets.js';
 
-// The label key prom-client's own observe uses, so a batch lands in the very series observe would update.
-const { hashObject } = createRequire(import.meta.url)('prom-client/lib/util.js');
-
 /**
- * A histogram that also takes many values of one label set at once: the labels are checked and looked up once,
- * then each value is counted in its bucket and added to the sum in the order given, as `observe` would do one
- * by one (so the sum is the same to the last bit). Where prom-client's series are not as expected, it observes
- * each value.
+ * A histogram that also takes many values of one label set at once. prom-client has no batch observe, and its
+ * series are its own: each value is observed on the label set's child, in the order given, so the series is
+ * exactly what observing them one by one leaves (the sum too, to the last bit).
  * @template {string} T
  */
 export class BatchHistogram extends client.Histogram {
@@ -21,40 +16,8 @@ export class BatchHistogram extends client.Histogram {
    */
   observeAll(labels, values, divisor = 1) {
     if (values.length === 0) return;
-    const bounds = /** @type {number[]} */ (/** @type {any} */ (this).upperBounds);
-    const inBucket = new Array(bounds.length).fill(0);
-    for (let i = 0; i < values.length; i += 1) {
-      const value = values[i] / divisor;
-      if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
-      let b = 0;
-      while (b < bounds.length && value > bounds[b]) b += 1;
-      if (b < bounds.length) inBucket[b] += 1;
-    }
-    const series = this.seriesOf(labels);
-    if (!series) {
-      for (let i = 0; i < values.length; i += 1) this.observe(labels, values[i] / divisor);
-      return;
-    }
-    for (let i = 0; i < values.length; i += 1) series.sum += values[i] / divisor;
-    series.count += values.length;
-    for (let b = 0; b < bounds.length; b += 1) if (inBucket[b] > 0) series.bucketValues[bounds[b]] += inBucket[b];
-  }
-
-  /**
-   * prom-client's series of `labels` (made if new, as observe makes it), or undefined if its shape is not known.
-   * @param {Partial<Record<T, string | number>>} labels
-   * @returns {{ sum: number, count: number, bucketValues: Record<number, number> } | undefined}
-   */
-  seriesOf(labels) {
-    const self = /** @type {any} */ (this);
-    const hash = hashObject(labels, self.sortedLabelNames);
-    if (!self.hashMap?.[hash]) this.zero(labels);
-    const series = self.hashMap?.[hash];
-    const known =
-      typeof series?.sum === 'number' &&
-      typeof series.count === 'number' &&
-      self.upperBounds.every((/** @type {number} */ bound) => typeof series.bucketValues?.[bound] === 'number');
-    return known ? series : undefined;
+    const series = this.labels(labels);
+    for (let i = 0; i < values.length; i += 1) series.observe(values[i] / divisor);
   }
 }
 
@@ -94,12 +57,8 @@ export function defineInstanceMetrics(registry) {
   return { gauges, up };
 }
 
-/**
- * The collector's own metrics: its sources' polls and the PostgreSQL buffer.
- * @param {client.Registry} registry
- * @param {() => ReadonlyMap<string, number>} cleanedRecords records stored with cleaned text since start, by kind
- */
-export function defineSelfMetrics(registry, cleanedRecords) {
+/** The collector's own metrics: its sources' polls and the PostgreSQL buffer. @param {client.Registry} registry */
+export function defineSelfMetrics(registry) {
   return {
     pollDuration: new client.Histogram({
       name: 'paasmon_source_poll_duration_seconds',
@@ -144,15 +103,15 @@ export function defineSelfMetrics(registry, cleanedRecords) {
       labelNames: ['source'],
       registers: [registry],
     }),
-    ...defineDatabaseMetrics(registry, cleanedRecords),
+    ...defineDatabaseMetrics(registry),
   };
 }
 
 /**
  * The PostgreSQL sink's buffer and text cleaning, part of the collector's own metrics.
- * @param {client.Registry} registry @param {() => ReadonlyMap<string, number>} cleanedRecords
+ * @param {client.Registry} registry
  */
-function defineDatabaseMetrics(registry, cleanedRecords) {
+function defineDatabaseMetrics(registry) {
   return {
     dbPending: new client.Gauge({
       name: 'paasmon_db_pending_records',
@@ -169,10 +128,6 @@ function defineDatabaseMetrics(registry, cleanedRecords) {
       help: 'Records stored with text cleaned (0x00 and bytes that are not UTF-8 replaced by U+FFFD), by kind.',
       labelNames: ['kind'],
       registers: [registry],
-      collect() {
-        this.reset();
-        for (const [kind, n] of cleanedRecords()) this.inc({ kind }, n);
-      },
     }),
   };
 }

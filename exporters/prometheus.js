@@ -3,7 +3,6 @@
 import client from 'prom-client';
 import { statusClass } from '../core/ids.js';
 import { createRouterRequestTally } from '../core/router-request-tally.js';
-import { cleanedRecords as cleanedSinceStart } from './postgres/clean-text.js';
 import {
   defineCorrelationCounter,
   defineDrainMetrics,
@@ -20,9 +19,7 @@ import { createRunSeriesExpiry } from './prometheus-run-series.js';
 /** @typedef {import('../core/types.js').InstanceSample} InstanceSample */
 
 /**
- * @param {{ collectDefaultMetrics?: boolean, cleanedRecords?: () => ReadonlyMap<string, number>,
- *   runSeriesTtlMs?: number, now?: () => number }} [options]
- *   cleanedRecords: records stored with cleaned text since start, by kind (default: this process's);
+ * @param {{ collectDefaultMetrics?: boolean, runSeriesTtlMs?: number, now?: () => number }} [options]
  *   runSeriesTtlMs: how long a run's series stay after `runEnded`; now: the clock of that TTL */
 export function createPrometheusSink(options = {}) {
   const registry = new client.Registry();
@@ -30,7 +27,7 @@ export function createPrometheusSink(options = {}) {
     client.collectDefaultMetrics({ register: registry, prefix: 'paasmon_process_' });
 
   const instances = defineInstanceMetrics(registry);
-  const self = defineSelfMetrics(registry, options.cleanedRecords ?? cleanedSinceStart);
+  const self = defineSelfMetrics(registry);
   const router = defineRouterMetrics(registry);
   const loadgen = defineLoadgenMetrics(registry);
   const drain = defineDrainMetrics(registry);
@@ -41,6 +38,7 @@ export function createPrometheusSink(options = {}) {
     name: 'prometheus',
     registry,
     self,
+    postgresMetrics: postgresMetricsOf(self),
     /**
      * Records of every kind, each shown by its kind. Router requests must be the newly stored ones
      * (what the page writer returned), so re-reading a window counts nothing twice.
@@ -102,6 +100,15 @@ export function createPrometheusSink(options = {}) {
     async flush() {},
     close: async () => runSeries.close(),
   };
+}
+
+/**
+ * What the PostgreSQL code counts, shown in the self metrics: its creator hands it to a page writer or a sink.
+ * @param {ReturnType<typeof defineSelfMetrics>} self
+ * @returns {import('./postgres/sink/page-writer.js').PostgresMetrics}
+ */
+function postgresMetricsOf(self) {
+  return { countCleaned: (kind, records) => self.dbCleaned.inc({ kind }, records) };
 }
 
 /** @param {InstanceSample} s */

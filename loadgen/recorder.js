@@ -10,7 +10,7 @@
 
 /**
  * Where a run's requests go, opened for the run and worker by the command that drives the load
- * (a PostgreSQL sink and the run's row encoder: exporters/postgres/loadgen-rows.js openLoadgenRecording).
+ * (a PostgreSQL sink and the run's row encoder: exporters/postgres/sink/loadgen-rows.js openLoadgenRecording).
  * @typedef {object} Recording
  * @property {PageSink} sink
  * @property {RowEncoder} encoder

@@ -10,7 +10,10 @@ const [dir, port, reads = '1'] = process.argv.slice(2);
 const load = (/** @type {string} */ file) => import(pathToFileURL(path.join(dir, file)).href);
 const { loadConfig } = await load('collector/config/index.js');
 const { createRouterLogSource } = await load('collector/sources/router-logs/index.js');
-const { encodeRecords } = await load('exporters/postgres/page-writer.js');
+// A checkout from before the PostgreSQL code was split into parts has the page writer at the top.
+const { encodeRecords } = await load('exporters/postgres/sink/page-writer.js').catch(() =>
+  load('exporters/postgres/sink/page-writer.js'),
+);
 
 const config = loadConfig({ SEARCH_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'silent' });
 const encode = (/** @type {string} */ kind, /** @type {any} */ records, /** @type {number} */ count) =>

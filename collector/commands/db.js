@@ -8,7 +8,7 @@ import {
   recordedPort,
   runningServer,
   stopEmbeddedServer,
-} from '../../exporters/postgres/embedded-server.js';
+} from '../../exporters/postgres/embedded/server.js';
 
 /**
  * @typedef {{ log: import('pino').Logger, out: (line: string) => void, err: (line: string) => void }} Ctx

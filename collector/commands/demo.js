@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../core/errors.js';
-import { ensureEmbeddedServer, runningServer, stopEmbeddedServer } from '../../exporters/postgres/embedded-server.js';
+import { ensureEmbeddedServer, runningServer, stopEmbeddedServer } from '../../exporters/postgres/embedded/server.js';
 import { JAVA_INSTALL_HINT, compileJavaApp, findJava } from '../../sandbox/bulletin-board-java/launch.js';
 import { createSupervisor } from '../../sandbox/supervisor.js';
 import { keepRunning } from './demo/keep.js';
@@ -54,7 +54,7 @@ export async function demoCommand(config, { log, out }, flags) {
   const quietLog = log.isLevelEnabled('debug') ? log : log.child({}, { level: 'warn' });
   // The demo's own embedded server (its own session: the terminal's Ctrl-C never reaches it), stopped at the end.
   const dataDir = path.join(tmp, 'data');
-  /** @type {Promise<import('../../exporters/postgres/embedded-server.js').EmbeddedServer> | undefined} */
+  /** @type {Promise<import('../../exporters/postgres/embedded/server.js').EmbeddedServer> | undefined} */
   let embedded;
   /** @type {import('../../exporters/postgres/database.js').Database | undefined} */
   let database;
@@ -201,7 +201,7 @@ async function sweepAndReport(ctx, { baseEnv, databaseUrl }) {
  * @param {Record<string, string | undefined>} deps.env
  * @param {import('./demo/options.js').DemoOptions} deps.options
  * @param {string} deps.tmp
- * @param {() => Promise<import('../../exporters/postgres/embedded-server.js').EmbeddedServer>} deps.startEmbedded
+ * @param {() => Promise<import('../../exporters/postgres/embedded/server.js').EmbeddedServer>} deps.startEmbedded
  *   the demo's own embedded PostgreSQL (without DATABASE_URL)
  * @param {ReturnType<typeof createSupervisor>} deps.supervisor
  * @param {AbortSignal} deps.signal

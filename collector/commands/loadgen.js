@@ -8,7 +8,7 @@ import { runLoad } from '../../loadgen/run.js';
 import { serveLoadgenMetrics } from '../metrics-server.js';
 import { loadgenOptions, numberFlag } from './flags.js';
 import { shutdownSignal } from './shutdown.js';
-import { openLoadgenRecording } from '../../exporters/postgres/loadgen-rows.js';
+import { openLoadgenRecording } from '../../exporters/postgres/sink/loadgen-rows.js';
 
 /** A live progress line on a terminal, rewritten in place. */
 export function terminalProgress() {
@@ -46,7 +46,8 @@ export function loadgenCommand(config, { log, out, err }, flags) {
       const created = options.runId === undefined;
       try {
         const recordWait = metrics ? () => metrics.recordWait(runId) : undefined;
-        return await driveRun(pool, runId, created, options, { log, out, err, observe: metrics?.observe, recordWait });
+        const ctx = { log, out, err, observe: metrics?.observe, recordWait, postgresMetrics: metrics?.postgresMetrics };
+        return await driveRun(pool, runId, created, options, ctx);
       } finally {
         // However the load ended (done, interrupted, failed), a run this command created is ended.
         if (created) {
@@ -79,9 +80,11 @@ async function createRun(pool, options, flags, out) {
  * @param {import('pg').Pool} pool @param {number} runId @param {boolean} created
  * @param {import('./flags.js').LoadgenOptions} options
  * @param {{ log: import('pino').Logger, out: (line: string) => void, err: (line: string) => void,
- *   observe?: (request: import('../../core/types.js').LoadgenRequest) => void, recordWait?: () => void }} ctx
+ *   observe?: (request: import('../../core/types.js').LoadgenRequest) => void, recordWait?: () => void,
+ *   postgresMetrics?: import('../../exporters/postgres/sink/page-writer.js').PostgresMetrics }} ctx
+ *   postgresMetrics: the run's recording counts into it
  */
-async function driveRun(pool, runId, created, options, { log, out, err, observe, recordWait }) {
+async function driveRun(pool, runId, created, options, { log, out, err, observe, recordWait, postgresMetrics }) {
   const progress = terminalProgress();
   /** @type {string | undefined} */
   let interrupted;
@@ -92,7 +95,9 @@ async function driveRun(pool, runId, created, options, { log, out, err, observe,
   });
   try {
     const ctx = { log, out, signal: stop.signal, observe, progress, recordWait };
-    const code = await runLoad((run) => openLoadgenRecording(pool, log, run), runId, options, ctx);
+    const record = (/** @type {{ runId: number, worker: string }} */ run) =>
+      openLoadgenRecording(pool, log, { ...run, metrics: postgresMetrics });
+    const code = await runLoad(record, runId, options, ctx);
     out(nextSteps(runId, created));
     if (interrupted) return interrupted === 'SIGINT' ? 130 : 143;
     return code;

@@ -2,7 +2,7 @@ import { requireCloudController } from '../config/index.js';
 import { createPoller } from '../pipeline/poller.js';
 import { createCloudControllerSource } from '../sources/cloud-controller/index.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
-import { createPostgresSink } from '../../exporters/postgres/sink.js';
+import { createPostgresSink } from '../../exporters/postgres/sink/sink.js';
 import { createPrometheusSink } from '../../exporters/prometheus.js';
 import { formatInstanceTable } from './format.js';
 

@@ -2,8 +2,8 @@
 // the limit (RETENTION, or --before), after storing the report figures of the runs in them.
 import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
-import { preparePartitions } from '../../exporters/postgres/partitions.js';
-import { prune, retentionLimit } from '../../exporters/postgres/retention.js';
+import { preparePartitions } from '../../exporters/postgres/schema/partitions.js';
+import { prune, retentionLimit } from '../../exporters/postgres/schema/retention.js';
 import { DEFAULT_TRIM } from '../../report/default-trim.js';
 import { timeFlag } from './flags.js';
 

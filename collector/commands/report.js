@@ -5,7 +5,7 @@ import { ConfigError } from '../../core/errors.js';
 import { withMigratedDatabase } from '../../exporters/postgres/database.js';
 import { loadSides } from '../../exporters/postgres/queries/compare.js';
 import { selectRuns } from '../../exporters/postgres/queries/report.js';
-import { prunedRuns } from '../../exporters/postgres/retention.js';
+import { prunedRuns } from '../../exporters/postgres/schema/retention.js';
 import { newSeed } from '../../report/compare/random.js';
 import { DEFAULT_TRIM } from '../../report/default-trim.js';
 import { FORMATS, rendererFor } from '../../report/render/index.js';

@@ -10,7 +10,7 @@ import { runLoad } from '../../loadgen/run.js';
 import { loadgenOptions } from './flags.js';
 import { serveLoadgenMetrics } from '../metrics-server.js';
 import { shutdownSignal } from './shutdown.js';
-import { openLoadgenRecording } from '../../exporters/postgres/loadgen-rows.js';
+import { openLoadgenRecording } from '../../exporters/postgres/sink/loadgen-rows.js';
 
 const POLL_MS = 2000;
 
@@ -65,7 +65,7 @@ export function workerCommand(config, { log, out }, flags) {
           log.info({ runId: run.id, worker: options.worker, url: options.url }, 'worker: run starts');
           try {
             const recording = (/** @type {{ runId: number, worker: string }} */ r) =>
-              openLoadgenRecording(pool, log, r);
+              openLoadgenRecording(pool, log, { ...r, metrics: metrics?.postgresMetrics });
             await runLoad(recording, run.id, options, { log, out, signal: stop.signal, observe: metrics?.observe });
           } finally {
             metrics?.runEnded(run.id);

@@ -1,7 +1,7 @@
 // Collectors side by side (`cf scale collector -i N`, a rolling push): each learns its live peers
 // from a heartbeat in the database, polls its share of the watched apps and covers the share of one
 // that stopped, and one collector at a time holds each incremental reader (router-log ingest, the
-// followed file, Log Cache). PostgreSQL only: exporters/postgres/claims.js.
+// followed file, Log Cache). PostgreSQL only: exporters/postgres/claims/claims.js.
 import { createHash, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,7 +17,7 @@ import {
   releaseLease,
   takeLease,
   withLease,
-} from '../../exporters/postgres/claims.js';
+} from '../../exporters/postgres/claims/claims.js';
 import { withDeadline } from './run-jobs.js';
 
 /** How long a reader lease lasts unless renewed: a stopped collector's readers are taken over after it. */

@@ -4,7 +4,7 @@
 // transaction; re-reading a window adds nothing.
 import fs from 'node:fs';
 import { EXPECTED_SKIPS } from '../../core/reason-codes.js';
-import { readCheckpoint } from '../../exporters/postgres/checkpoints.js';
+import { readCheckpoint } from '../../exporters/postgres/claims/checkpoints.js';
 import { ingestPages } from './pages.js';
 
 export { EXPECTED_SKIPS };

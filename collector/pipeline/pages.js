@@ -5,8 +5,8 @@
 import { retry } from '../../core/retry.js';
 import { EXPECTED_SKIPS } from '../../core/reason-codes.js';
 import { CONTEXT_REOPENS, WRITES_IN_FLIGHT } from '../../core/tunables.js';
-import { readCheckpoint } from '../../exporters/postgres/checkpoints.js';
-import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
+import { readCheckpoint } from '../../exporters/postgres/claims/checkpoints.js';
+import { createPageWriter, encodeRecords } from '../../exporters/postgres/sink/page-writer.js';
 import { orderedWrites } from './ordered-writes.js';
 
 /** @typedef {import('../../core/types.js').SourcePage} SourcePage */

@@ -4,8 +4,8 @@
 // paged sources (idempotent, retried with backoff), once the schema is in place. The source keeps
 // its own bound and counts; it is told what was stored and how much waits.
 import { DRAIN_BATCH_ROWS, DRAIN_FLUSH_INTERVAL_MS, DRAIN_SCHEMA_WAIT_MS } from '../../core/tunables.js';
-import { createPageEncoder, createPageWriter } from '../../exporters/postgres/page-writer.js';
-import { createPostgresSink } from '../../exporters/postgres/sink.js';
+import { createPageEncoder, createPageWriter } from '../../exporters/postgres/sink/page-writer.js';
+import { createPostgresSink } from '../../exporters/postgres/sink/sink.js';
 import { createRouterRequestTally, tallyRouterRequests } from '../../core/router-request-tally.js';
 
 /** Pages written at once: the next page's COPY overlaps the last one's commit and the parsing. */
@@ -142,11 +142,12 @@ function observed(kept, page, inserted) {
  * @param {import('pino').Logger} options.log
  * @param {import('../../core/retry.js').BackoffOptions} [options.backoff]
  * @param {() => void} [options.afterStored] after a page that stored new router requests
+ * @param {import('../../exporters/postgres/sink/page-writer.js').PostgresMetrics} [options.metrics] counted into
  * @returns {import('../../core/types.js').OpenIntake}
  */
-export function pushedPages({ pool, schemaReady, log, backoff, afterStored }) {
+export function pushedPages({ pool, schemaReady, log, backoff, afterStored, metrics }) {
   return ({ maxBuffered, observe, onStored, onPending }) => {
-    const writeRouterPage = createPageWriter(pool);
+    const writeRouterPage = createPageWriter(pool, metrics);
     /** What to observe of each page the sink holds, until it is stored (and the page let go). */
     const observations = observe ? /** @type {WeakMap<EncodedRows, RouterRequestTally>} */ (new WeakMap()) : undefined;
     const open = createOpenPage(observe);

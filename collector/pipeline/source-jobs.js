@@ -5,6 +5,7 @@ import { SourceError } from '../../core/errors.js';
 import { JOB } from '../../core/reason-codes.js';
 import { CORRELATION_REFRESH_MS } from '../../core/tunables.js';
 import { recentCorrelationCounts } from '../../exporters/postgres/queries/correlation.js';
+import { createPageWriter } from '../../exporters/postgres/sink/page-writer.js';
 import { describeVerdict, ingestIncrement } from './ingest.js';
 import { createJob } from './job.js';
 import { ingestFromCheckpoint } from './pages.js';
@@ -124,7 +125,12 @@ async function readRun(source, ctx, { pool, prometheus }) {
   const total = { records: 0, inserted: 0, cleaned: 0, skipped: new Map(), examples: new Map() };
   /** @type {Error[]} */
   const failures = [];
-  const pages = { pool, metrics: prometheus, warn: ctx.warn };
+  const pages = {
+    pool,
+    writePage: createPageWriter(pool, prometheus.postgresMetrics),
+    metrics: prometheus,
+    warn: ctx.warn,
+  };
   for (const read of await source.reads(ctx)) {
     try {
       const { window } = read;
@@ -154,11 +160,11 @@ async function readRun(source, ctx, { pool, prometheus }) {
  * the correlation counts.
  * @param {import('../../core/types.js').PushedSource} source
  * @param {{ pool: import('pg').Pool, schemaReady: Promise<boolean>, log: import('pino').Logger,
- *   routerRows: boolean, refresh: CorrelationRefresh }} deps
+ *   routerRows: boolean, refresh: CorrelationRefresh, prometheus: Pick<PrometheusSink, 'postgresMetrics'> }} deps
  */
-export function pushedJob(source, { pool, schemaReady, log, routerRows, refresh }) {
+export function pushedJob(source, { pool, schemaReady, log, routerRows, refresh, prometheus }) {
   const afterStored = routerRows ? () => refresh.soon() : undefined;
-  const openIntake = pushedPages({ pool, schemaReady, log, afterStored });
+  const openIntake = pushedPages({ pool, schemaReady, log, afterStored, metrics: prometheus.postgresMetrics });
   return {
     name: source.name,
     trigger: /** @type {const} */ ('push'),

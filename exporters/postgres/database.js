@@ -1,8 +1,8 @@
 // Where PostgreSQL comes from: DATABASE_URL, a bound CF service, or the embedded server kept
-// running under PAASMON_DATA_DIR (embedded-server.js).
+// running under PAASMON_DATA_DIR (embedded/server.js).
 import { createRequire } from 'node:module';
 import { connectionConfig } from './connection.js';
-import { migrate } from './migrate.js';
+import { migrate } from './schema/migrate.js';
 import { POOL_SIZE } from '../../core/tunables.js';
 
 // CommonJS, so required: imported, its source would be parsed once more at every start for its export names.
@@ -53,7 +53,7 @@ export async function openDatabase(config, { log }) {
     poolConfig = connectionConfig(config.databaseUrl, config.databaseTls);
   } else {
     // Loaded only here: a command given DATABASE_URL never needs the embedded server's modules.
-    const { ensureEmbeddedServer } = await import('./embedded-server.js');
+    const { ensureEmbeddedServer } = await import('./embedded/server.js');
     const { port, password } = await ensureEmbeddedServer(config.dataDir, { log });
     poolConfig = { host: '127.0.0.1', port, user: 'paasmon', password, database: 'postgres' };
   }

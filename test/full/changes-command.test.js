@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import pino from 'pino';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
 import { noise } from '../support/noisy-series.js';

@@ -12,7 +12,7 @@ import {
   stopDatabaseMidCopyScenario,
 } from '../support/chaos.js';
 import { startTestDatabase } from '../support/database.js';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { startSearchNode } from '../support/search-node.js';
 import pino from 'pino';
 

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../collector/config/index.js';
 import { openDatabase } from '../../exporters/postgres/database.js';
-import { runningServer, stopEmbeddedServer } from '../../exporters/postgres/embedded-server.js';
+import { runningServer, stopEmbeddedServer } from '../../exporters/postgres/embedded/server.js';
 import { cfEnv, makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { CLI, runCli, startCli, waitFor } from '../support/cli.js';
 

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { loadConfig } from '../../collector/config/index.js';
 import { ingestWindow } from '../../collector/pipeline/ingest.js';
 import { createRouterLogSource } from '../../collector/sources/router-logs/index.js';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { startTestDatabase } from '../support/database.js';
 import { LOGSEARCH_TEMPLATE, logsearchDocument, makeRequests } from '../support/router-docs.js';
 import { startSearchNode } from '../support/search-node.js';

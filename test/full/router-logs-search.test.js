@@ -7,7 +7,7 @@ import { loadConfig } from '../../collector/config/index.js';
 import { ingestIncrement, ingestWindow } from '../../collector/pipeline/ingest.js';
 import { createRouterLogSource } from '../../collector/sources/router-logs/index.js';
 import { FIRST_PAGE, PAGE_BYTES } from '../../collector/sources/router-logs/search.js';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { startTestDatabase } from '../support/database.js';
 import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { runCli, startCli, waitFor } from '../support/cli.js';

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { ingestFromCheckpoint } from '../../collector/pipeline/pages.js';
 import { createRouterLogFileSource } from '../../collector/sources/router-logs/file.js';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { SPACE_GUID, makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { startCli, waitFor } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';

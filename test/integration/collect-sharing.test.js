@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, before, describe, it } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { PEER_LEASE_INTERVALS } from '../../collector/pipeline/claims.js';
 import { waitFor } from '../support/cli.js';

@@ -12,7 +12,7 @@ import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { loadConfig } from '../../collector/config/index.js';
 import { collectorJobs } from '../../collector/jobs.js';
 import { SOURCES } from '../../collector/sources/registry.js';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { createPrometheusSink } from '../../exporters/prometheus.js';
 import { waitFor } from '../support/cli.js';
 import { collectEnv } from '../support/collect.js';

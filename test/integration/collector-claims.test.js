@@ -5,10 +5,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
-import { saveCheckpoint } from '../../exporters/postgres/checkpoints.js';
-import { beat, claimPolls, forgetOldClaims, leave, takeLease, withLease } from '../../exporters/postgres/claims.js';
+import { saveCheckpoint } from '../../exporters/postgres/claims/checkpoints.js';
+import {
+  beat,
+  claimPolls,
+  forgetOldClaims,
+  leave,
+  takeLease,
+  withLease,
+} from '../../exporters/postgres/claims/claims.js';
 import { withClient } from '../../exporters/postgres/client.js';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { startTestDatabase } from '../support/database.js';
 
 describe('collector claims in PostgreSQL', () => {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { loadCompareData } from '../../exporters/postgres/queries/compare.js';
 import { addTo, denseFor, quantiles, RELATIVE_ERROR } from '../../report/compare/histogram.js';
 import { runCli } from '../support/cli.js';

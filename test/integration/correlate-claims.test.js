@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pino from 'pino';
 import { correlationCounts } from '../../exporters/postgres/queries/correlation.js';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { startTestDatabase } from '../support/database.js';
 import { seedRun } from '../support/report-runs.js';
 

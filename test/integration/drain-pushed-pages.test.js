@@ -8,7 +8,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { pushedPages } from '../../collector/pipeline/pushed-pages.js';
 import { routerRequestFromSyslog } from '../../collector/sources/syslog-drain/records.js';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { createPrometheusSink } from '../../exporters/prometheus.js';
 import { startTestDatabase } from '../support/database.js';
 import { gorouterLine, makeRequests } from '../support/router-docs.js';

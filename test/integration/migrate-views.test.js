@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { runner } from 'node-pg-migrate';
 import pino from 'pino';
-import { MIGRATIONS_DIR, migrate } from '../../exporters/postgres/migrate.js';
+import { MIGRATIONS_DIR, migrate } from '../../exporters/postgres/schema/migrate.js';
 import { loadSqlQuery } from '../../exporters/postgres/queries/report.js';
 import { startTestDatabase } from '../support/database.js';
 import { seedRun } from '../support/report-runs.js';

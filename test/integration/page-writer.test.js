@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
-import { migrate } from '../../exporters/postgres/migrate.js';
-import { createPageWriter, encodeRecords } from '../../exporters/postgres/page-writer.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
+import { createPageWriter, encodeRecords } from '../../exporters/postgres/sink/page-writer.js';
 import { startTestDatabase } from '../support/database.js';
 
 /** @param {string} id @param {number} [status] */
@@ -87,6 +87,30 @@ describe('page writer commitAfter', () => {
     const counted = await writePage({ ...page, records: [request('d'), request('e'), request('f')], countOnly: true });
     assert.deepEqual(counted, { count: 2, records: [], cleaned: 0 });
     assert.deepEqual(await stored(), ['c', 'd', 'e', 'f', 'g']);
+  });
+
+  it('counts the records stored with cleaned text into the metrics it is handed, once their page commits', async () => {
+    await db.query('TRUNCATE router_requests');
+    /** @type {Array<[string, number]>} */
+    const counted = [];
+    const writePage = createPageWriter(db.pool, { countCleaned: (kind, n) => counted.push([kind, n]) });
+    const page = { kind: /** @type {const} */ ('router_request') };
+    const odd = (/** @type {string} */ id, /** @type {string} */ path) => ({ ...request(id), path });
+    await writePage({ ...page, records: [odd('h', 'a\0b'), odd('i', 'x\ud800'), request('j')] });
+    await writePage({ ...page, records: [request('k')] });
+    const previous = deferred();
+    const failing = writePage({ ...page, records: [odd('l', '\0')], commitAfter: previous.promise });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    previous.reject(new Error('page before failed'));
+    await assert.rejects(failing, /page before failed/);
+    assert.deepEqual(counted, [['router_request', 2]]);
+    const { rows } = await db.query(
+      "SELECT vcap_request_id FROM router_requests WHERE path LIKE '%\ufffd%' ORDER BY 1",
+    );
+    assert.deepEqual(
+      rows.map((r) => r.vcap_request_id),
+      ['h', 'i'],
+    );
   });
 
   /**

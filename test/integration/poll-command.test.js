@@ -7,7 +7,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../collector/config/index.js';
 import { openDatabase } from '../../exporters/postgres/database.js';
-import { stopEmbeddedServer } from '../../exporters/postgres/embedded-server.js';
+import { stopEmbeddedServer } from '../../exporters/postgres/embedded/server.js';
 import { SPACE_GUID, makeApp, makeApps, noFaults, startCfSimulator } from '../../sandbox/cf-simulator.js';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import escapeHtml from 'escape-html';
 import pino from 'pino';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { changeText, intervalText } from '../../report/compare/words.js';
 import { runCli } from '../support/cli.js';
 import { seedLayeredRun } from '../support/compare-runs.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pino from 'pino';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { loadReportData, runSqlQuery } from '../../exporters/postgres/queries/report.js';
 import { mean, percentile, stddevSample } from '../../report/statistics.js';
 import { startTestDatabase } from '../support/database.js';

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pino from 'pino';
-import { migrate } from '../../exporters/postgres/migrate.js';
-import { preparePartitions } from '../../exporters/postgres/partitions.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
+import { preparePartitions } from '../../exporters/postgres/schema/partitions.js';
 import { countersAcross, startTestDatabase } from '../support/database.js';
 import { seedRun } from '../support/report-runs.js';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pino from 'pino';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { startTestDatabase } from '../support/database.js';
 
 /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 import pino from 'pino';
-import { migrate, MIGRATIONS_DIR } from '../../exporters/postgres/migrate.js';
+import { migrate, MIGRATIONS_DIR } from '../../exporters/postgres/schema/migrate.js';
 import { runCli } from '../support/cli.js';
 import { seedLayeredRun } from '../support/compare-runs.js';
 import { startTestDatabase } from '../support/database.js';

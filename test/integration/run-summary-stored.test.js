@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
-import { migrate } from '../../exporters/postgres/migrate.js';
-import { refreshRunFigures } from '../../exporters/postgres/run-figures.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
+import { refreshRunFigures } from '../../exporters/postgres/schema/run-figures.js';
 import { countersAcross, startTestDatabase } from '../support/database.js';
 import { seedRun } from '../support/report-runs.js';
 

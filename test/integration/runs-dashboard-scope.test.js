@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { countersAcross, startTestDatabase } from '../support/database.js';
 import { expandSql, loadDashboards, queriesOf } from '../support/grafana.js';
 import { seedRun } from '../support/report-runs.js';

@@ -1,11 +1,11 @@
-// Work spread over connections on one snapshot (exporters/postgres/shared-snapshot.js), against a real
+// Work spread over connections on one snapshot (exporters/postgres/queries/shared-snapshot.js), against a real
 // PostgreSQL: a helper connection sees the data of the exporting transaction, not a row committed since;
 // a pool without a free connection leaves all the work to the first client; a failure of one work is
 // thrown once every work has ended.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { onSharedSnapshot } from '../../exporters/postgres/shared-snapshot.js';
+import { onSharedSnapshot } from '../../exporters/postgres/queries/shared-snapshot.js';
 import { startTestDatabase } from '../support/database.js';
 
 /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { loadConfig } from '../../collector/config/index.js';
 import { ingestIncrement } from '../../collector/pipeline/ingest.js';
 import { createRouterLogSource } from '../../collector/sources/router-logs/index.js';
-import { createPageWriter } from '../../exporters/postgres/page-writer.js';
+import { createPageWriter } from '../../exporters/postgres/sink/page-writer.js';
 import { startCli } from './cli.js';
 import { LOGSEARCH_TEMPLATE, lineDocument, logsearchDocument, makeRequests, rawDocument } from './router-docs.js';
 import { startSearchNode } from './search-node.js';

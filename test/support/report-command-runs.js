@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { migrate } from '../../exporters/postgres/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { uslThroughput } from '../../report/usl.js';
 import { runCli } from './cli.js';
 import { startTestDatabase } from './database.js';

@@ -1,13 +1,13 @@
-// The one cleaning rule for text bound for PostgreSQL (exporters/postgres/clean-text.js), in each
+// The one cleaning rule for text bound for PostgreSQL (exporters/postgres/rows/clean-text.js), in each
 // encoder: the binary COPY tuples of every kind and the load generator's rows. What they produce is
 // checked against a strict UTF-8 decoder, which refuses what PostgreSQL refuses besides 0x00.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { cleanedText } from '../../exporters/postgres/clean-text.js';
-import { binaryRows } from '../../exporters/postgres/copy.js';
-import { loadgenRowEncoder } from '../../exporters/postgres/loadgen-rows.js';
-import { tableOf } from '../../exporters/postgres/tables.js';
+import { cleanedText } from '../../exporters/postgres/rows/clean-text.js';
+import { binaryRows } from '../../exporters/postgres/sink/copy.js';
+import { loadgenRowEncoder } from '../../exporters/postgres/sink/loadgen-rows.js';
+import { tableOf } from '../../exporters/postgres/rows/tables.js';
 
 const strict = new TextDecoder('utf-8', { fatal: true });
 /** PostgreSQL takes the bytes as text: valid UTF-8 and no 0x00. @param {Uint8Array} bytes */

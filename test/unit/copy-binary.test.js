@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { binaryRows } from '../../exporters/postgres/copy.js';
-import { tableOf } from '../../exporters/postgres/tables.js';
+import { binaryRows } from '../../exporters/postgres/sink/copy.js';
+import { tableOf } from '../../exporters/postgres/rows/tables.js';
 import { routerRequestRecord } from '../support/router-records.js';
 
 /**

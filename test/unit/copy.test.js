@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { binaryRows } from '../../exporters/postgres/copy.js';
-import { loadgenRowEncoder } from '../../exporters/postgres/loadgen-rows.js';
-import { tableOf } from '../../exporters/postgres/tables.js';
+import { binaryRows } from '../../exporters/postgres/sink/copy.js';
+import { loadgenRowEncoder } from '../../exporters/postgres/sink/loadgen-rows.js';
+import { tableOf } from '../../exporters/postgres/rows/tables.js';
 
 describe('table specs', () => {
   it('give every column of every record kind a PostgreSQL type the binary encoder writes', () => {
     for (const kind of ['instance_sample', 'router_request', 'loadgen_request'])
       for (const [column, , type] of tableOf(kind).columns)
-        assert.ok(['text', 'bool', 'int4', 'int8', 'float8', 'timestamptz'].includes(type), `${kind}.${column}: ${type}`);
+        assert.ok(
+          ['text', 'bool', 'int4', 'int8', 'float8', 'timestamptz'].includes(type),
+          `${kind}.${column}: ${type}`,
+        );
   });
 
   it('refuses a kind that has no table', () =>

@@ -1,10 +1,10 @@
-// Where a page of binary COPY tuples falls in time (exporters/postgres/partitions.js pageExtent), checked
+// Where a page of binary COPY tuples falls in time (exporters/postgres/schema/partitions.js pageExtent), checked
 // against the same times computed here in BigInt microseconds, from tuples written here field by field.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { binaryRows } from '../../exporters/postgres/copy.js';
-import { pageExtent } from '../../exporters/postgres/partitions.js';
-import { tableOf } from '../../exporters/postgres/tables.js';
+import { binaryRows } from '../../exporters/postgres/sink/copy.js';
+import { pageExtent } from '../../exporters/postgres/schema/partitions.js';
+import { tableOf } from '../../exporters/postgres/rows/tables.js';
 import { routerRequestRecord } from '../support/router-records.js';
 
 const EPOCH_2000_MS = BigInt(Date.UTC(2000, 0, 1));
@@ -43,7 +43,7 @@ function expectedExtent(micros) {
 }
 
 /** A table of three columns, the time in the middle, as tuples written here. */
-const SPEC = /** @type {import('../../exporters/postgres/tables.js').TableSpec} */ ({
+const SPEC = /** @type {import('../../exporters/postgres/rows/tables.js').TableSpec} */ ({
   table: 'router_requests',
   key: [],
   columns: [

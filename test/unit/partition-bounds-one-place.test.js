@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import { VIEWS_DIR, viewFiles } from '../../exporters/postgres/migrate.js';
+import { VIEWS_DIR, viewFiles } from '../../exporters/postgres/schema/migrate.js';
 import { QUERIES_DIR } from '../../exporters/postgres/queries/report.js';
 
 test('only 00_partition_bounds.sql reads relpartbound', () => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pino from 'pino';
-import { createPostgresSink } from '../../exporters/postgres/sink.js';
+import { createPostgresSink } from '../../exporters/postgres/sink/sink.js';
 
 const log = pino({ level: 'silent' });
 const NO_POOL = /** @type {import('pg').Pool} */ (/** @type {unknown} */ (undefined));

@@ -5,9 +5,9 @@ import {
   hasWrittenOutEncoder,
   rowEncoder,
   tupleWriter,
-} from '../../exporters/postgres/copy-binary.js';
-import { binaryRows } from '../../exporters/postgres/copy.js';
-import { tableOf } from '../../exporters/postgres/tables.js';
+} from '../../exporters/postgres/rows/copy-binary.js';
+import { binaryRows } from '../../exporters/postgres/sink/copy.js';
+import { tableOf } from '../../exporters/postgres/rows/tables.js';
 import { fieldNamesFor, lineFieldsFor, mapDocument } from '../../collector/sources/router-logs/documents.js';
 import { logsearchDocument, makeRequests, rawDocument } from '../support/router-docs.js';
 import { routerRequestRecord } from '../support/router-records.js';

@@ -13,7 +13,7 @@ const PRODUCT = ['collector', 'exporters', 'loadgen', 'core'];
 const SQL = /\b(SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|COPY|TRUNCATE|GRANT)\b/;
 /**
  * What may be interpolated into SQL text: table and column names from the fixed table specs
- * (exporters/postgres/tables.js) and the COPY format clause of copy.js, never a value that came from outside.
+ * (exporters/postgres/rows/tables.js) and the COPY format clause of copy.js, never a value that came from outside.
  */
 const IDENTIFIERS_ONLY = new Set([
   'staging',

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../../exporters/postgres/database.js';
-import { embeddedUrl } from '../../../exporters/postgres/embedded-server.js';
-import { migrate } from '../../../exporters/postgres/migrate.js';
+import { embeddedUrl } from '../../../exporters/postgres/embedded/server.js';
+import { migrate } from '../../../exporters/postgres/schema/migrate.js';
 import { seedBulletinBoard } from '../../../sandbox/bulletin-board/schema.js';
 import { startPlatformChild } from '../../../sandbox/platform.js';
 import { START_TIMEOUT_MS } from './runs.js';
@@ -22,7 +22,7 @@ const CLI = fileURLToPath(new URL('../../cli.js', import.meta.url));
  * @param {string} deps.tmp
  * @param {Record<string, string>} deps.baseEnv PATH, HOME and the correlation header of every child
  * @param {Record<string, string>} deps.platformSettings CORES_PER_INSTANCE and where the Java app is
- * @param {() => Promise<import('../../../exporters/postgres/embedded-server.js').EmbeddedServer>} deps.startEmbedded
+ * @param {() => Promise<import('../../../exporters/postgres/embedded/server.js').EmbeddedServer>} deps.startEmbedded
  * @param {ReturnType<typeof import('../../../sandbox/supervisor.js').createSupervisor>} deps.supervisor
  * @param {<T>(promise: Promise<T>) => Promise<T>} deps.unlessInterrupted
  * @param {(database: import('../../../exporters/postgres/database.js').Database) => void} deps.setDatabase

@@ -4,7 +4,7 @@
 // CPU and memory per sampling moment. A million-request run arrives as a few thousand rows; the
 // statistics (report/compare/) work on those.
 import { withClient } from '../client.js';
-import { onSharedSnapshot } from '../shared-snapshot.js';
+import { onSharedSnapshot } from './shared-snapshot.js';
 import { LATENCY_BUCKET_GAMMA, LATENCY_BUCKET_MIN_MS, REPORT_CONNECTIONS } from '../../../core/tunables.js';
 import { ConfigError } from '../../../core/errors.js';
 import { pgArray, selectRuns } from './report.js';

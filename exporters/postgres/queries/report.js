@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { withClient } from '../client.js';
-import { onSharedSnapshot } from '../shared-snapshot.js';
+import { onSharedSnapshot } from './shared-snapshot.js';
 import { REPORT_CONNECTIONS } from '../../../core/tunables.js';
 
 export const QUERIES_DIR = fileURLToPath(new URL('../../../sql/queries/', import.meta.url));

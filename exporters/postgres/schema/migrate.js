@@ -6,12 +6,12 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { retry } from '../../core/retry.js';
-import { isConnectionError, withClient } from './client.js';
+import { retry } from '../../../core/retry.js';
+import { isConnectionError, withClient } from '../client.js';
 import { preparePartitions } from './partitions.js';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../sql/migrations/', import.meta.url));
-export const VIEWS_DIR = fileURLToPath(new URL('../../sql/views/', import.meta.url));
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../sql/migrations/', import.meta.url));
+export const VIEWS_DIR = fileURLToPath(new URL('../../../sql/views/', import.meta.url));
 const MIGRATIONS_TABLE = 'paasmon_migrations';
 /** node-pg-migrate's PG_MIGRATE_LOCK_ID, the lock every release's migrate takes; the package loads only when needed. */
 export const MIGRATE_LOCK_ID = '7241865325823964';

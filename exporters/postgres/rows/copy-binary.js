@@ -2,7 +2,7 @@
 // kind, driven by the typed table specs of tables.js: each field is its length in 4 bytes (-1 for
 // NULL), then the column type's binary form. Parsing binary costs PostgreSQL far less than text
 // (timestamps above all), and writing it costs no escape pass.
-import { digitsAt, wholeSecondsMs } from '../../core/utc-time.js';
+import { digitsAt, wholeSecondsMs } from '../../../core/utc-time.js';
 import { cleanedText } from './clean-text.js';
 
 /** @typedef {'text' | 'bool' | 'int4' | 'int8' | 'float8' | 'timestamptz'} ColumnType */
@@ -150,7 +150,7 @@ export function tupleWriter(rowsHint) {
       write(value, column);
     },
     ...typed,
-    /** @returns {import('../../core/types.js').EncodedRows} */
+    /** @returns {import('../../../core/types.js').EncodedRows} */
     done: () => ({ data: page.subarray(0, at), rows, cleaned }),
   };
 }

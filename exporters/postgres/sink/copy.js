@@ -4,14 +4,14 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import copyStreams from 'pg-copy-streams';
-import { withClient } from './client.js';
-import { rowEncoder, tupleWriter } from './copy-binary.js';
+import { withClient } from '../client.js';
+import { rowEncoder, tupleWriter } from '../rows/copy-binary.js';
 
 /** PostgreSQL's SQLSTATE for a duplicate key. */
 export const UNIQUE_VIOLATION = '23505';
 
-/** @typedef {import('./tables.js').TableSpec} TableSpec */
-/** @typedef {import('../../core/types.js').EncodedRows} EncodedRows */
+/** @typedef {import('../rows/tables.js').TableSpec} TableSpec */
+/** @typedef {import('../../../core/types.js').EncodedRows} EncodedRows */
 
 /**
  * Records as binary COPY tuples, each column in its type's binary form (tables.js).

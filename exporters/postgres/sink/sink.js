@@ -2,23 +2,23 @@
 // (re-writing a batch never duplicates). While the database is unreachable the records wait in a
 // bounded buffer and the write is retried with backoff; beyond the bound the oldest are dropped
 // and counted. The collector's samples and the load generator's requests both go through here.
-// Its three policies have a module each: sink-buffer.js (bound), sink-retry.js (backoff), sink-writes.js
+// Its three policies have a module each: buffer.js (bound), retry-schedule.js (backoff), writes.js
 // (writes in flight).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_BACKOFF } from '../../core/retry.js';
+import { DEFAULT_BACKOFF } from '../../../core/retry.js';
 import { createPageWriter } from './page-writer.js';
-import { createSinkBuffer } from './sink-buffer.js';
-import { createRetrySchedule } from './sink-retry.js';
-import { createWritesInFlight } from './sink-writes.js';
+import { createSinkBuffer } from './buffer.js';
+import { createRetrySchedule } from './retry-schedule.js';
+import { createWritesInFlight } from './writes.js';
 
-/** @typedef {import('../../core/types.js').PaasmonRecord} PaasmonRecord */
-/** @typedef {import('../../core/types.js').EncodedRows} EncodedRows */
-/** @typedef {import('./sink-buffer.js').Entry} Entry */
+/** @typedef {import('../../../core/types.js').PaasmonRecord} PaasmonRecord */
+/** @typedef {import('../../../core/types.js').EncodedRows} EncodedRows */
+/** @typedef {import('./buffer.js').Entry} Entry */
 
 /**
  * The sink's flush: one write pass at a time (a flush during one joins it), none before the retry is due.
  * @param {object} parts
- * @param {import('./sink-buffer.js').SinkBuffer} parts.buffer
+ * @param {import('./buffer.js').SinkBuffer} parts.buffer
  * @param {ReturnType<typeof createRetrySchedule>} parts.retry
  * @param {ReturnType<typeof createWritesInFlight>} parts.writes
  */
@@ -69,16 +69,17 @@ function createFlush({ buffer, retry, writes }) {
  * @param {number} [options.batchRows] rows per write
  * @param {number} [options.maxInFlight] batches written at once (1: in order, one after the other)
  * @param {number} [options.flushIntervalMs] also write on this timer (else only on flush())
- * @param {import('../../core/retry.js').BackoffOptions} [options.backoff]
+ * @param {import('../../../core/retry.js').BackoffOptions} [options.backoff]
  * @param {(event: { pending: number, dropped: number }) => void} [options.onChange]
- * @param {import('../../core/types.js').PageWriter} [options.writePage]
+ * @param {import('../../../core/types.js').PageWriter} [options.writePage]
+ * @param {import('./page-writer.js').PostgresMetrics} [options.metrics] counted into by the page writer made here
  */
 export function createPostgresSink(options) {
   const { pool, log, maxBuffered, batchRows = 5000, maxInFlight = 1, backoff = DEFAULT_BACKOFF, onChange } = options;
   const buffer = createSinkBuffer({ maxBuffered, batchRows, log });
   const retry = createRetrySchedule({ backoff, log });
   const notify = () => onChange?.({ pending: buffer.rows + writes.writingRows, dropped: buffer.dropped });
-  const writePage = options.writePage ?? createPageWriter(pool);
+  const writePage = options.writePage ?? createPageWriter(pool, options.metrics);
   const writes = createWritesInFlight({ buffer, writePage, maxInFlight, notify });
   const { flush, isFlushing } = createFlush({ buffer, retry, writes });
   let closed = false;
@@ -98,7 +99,7 @@ export function createPostgresSink(options) {
      * Rows already encoded for a binary COPY, written as one page (the load generator's batches).
      * `encoded.onWritten` is called once the page is committed; never for a page dropped, or not
      * yet written when the sink closes.
-     * @param {import('../../core/types.js').RecordKind} kind @param {EncodedRows} encoded
+     * @param {import('../../../core/types.js').RecordKind} kind @param {EncodedRows} encoded
      */
     writeEncoded(kind, encoded) {
       buffer.add({ kind, encoded });

@@ -1,9 +1,9 @@
 // The load generator's specialised encoder of loadgen_requests rows: straight from the generator's
 // numbers into a page buffer, the same bytes the generic encoder (copy-binary.js, driven by the
 // table spec) writes for the same records (test/unit/loadgen-rows.test.js holds them equal).
-import { cleanedText } from './clean-text.js';
-import { POSTGRES_EPOCH_MS, writeInt64 } from './copy-binary.js';
-import { tableOf } from './tables.js';
+import { cleanedText } from '../rows/clean-text.js';
+import { POSTGRES_EPOCH_MS, writeInt64 } from '../rows/copy-binary.js';
+import { tableOf } from '../rows/tables.js';
 import { createPostgresSink } from './sink.js';
 
 const LOADGEN_REQUESTS = tableOf('loadgen_request');
@@ -99,9 +99,10 @@ export function loadgenRowEncoder({ runId, worker }) {
  * writes up to `maxInFlight` pages of `batchRows` at once and never drops (the producer waits),
  * and the run's row encoder.
  * @param {import('pg').Pool} pool @param {import('pino').Logger} log
- * @param {{ runId: number, worker: string, batchRows?: number, maxInFlight?: number }} run
+ * @param {{ runId: number, worker: string, batchRows?: number, maxInFlight?: number,
+ *   metrics?: import('./page-writer.js').PostgresMetrics }} run metrics: counted into as pages are stored
  */
-export function openLoadgenRecording(pool, log, { runId, worker, batchRows = 10_000, maxInFlight = 3 }) {
-  const sink = createPostgresSink({ pool, log, maxBuffered: Infinity, batchRows, maxInFlight });
+export function openLoadgenRecording(pool, log, { runId, worker, batchRows = 10_000, maxInFlight = 3, metrics }) {
+  const sink = createPostgresSink({ pool, log, maxBuffered: Infinity, batchRows, maxInFlight, metrics });
   return { sink, encoder: loadgenRowEncoder({ runId, worker }) };
 }

@@ -1,11 +1,11 @@
 // The PostgreSQL sink's buffer: entries in arrival order, taken a page of one kind at a time, bounded in
 // rows (beyond the bound the oldest are dropped, counted and logged).
 
-/** @typedef {import('../../core/types.js').PaasmonRecord} PaasmonRecord */
-/** @typedef {import('../../core/types.js').EncodedRows} EncodedRows */
+/** @typedef {import('../../../core/types.js').PaasmonRecord} PaasmonRecord */
+/** @typedef {import('../../../core/types.js').EncodedRows} EncodedRows */
 /**
  * A buffered record, or rows already encoded for a binary COPY (written as one page).
- * @typedef {PaasmonRecord | { kind: import('../../core/types.js').RecordKind, encoded: EncodedRows }} Entry
+ * @typedef {PaasmonRecord | { kind: import('../../../core/types.js').RecordKind, encoded: EncodedRows }} Entry
  */
 /** @typedef {{ entries: Entry[], rows: number }} Batch */
 

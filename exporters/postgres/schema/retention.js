@@ -1,8 +1,8 @@
 // Retention: whole day partitions older than a limit dropped (a metadata operation, never a
 // DELETE), after every run with rows in them has its figures stored (run_figures) and is marked
 // pruned (run_prunes), so reports and run_summary still show it from the stored figures.
-import { withClient } from './client.js';
-import { pgArray } from './queries/report.js';
+import { withClient } from '../client.js';
+import { pgArray } from '../queries/report.js';
 import { refreshRunFigures } from './run-figures.js';
 
 const DAY_MS = 86_400_000;

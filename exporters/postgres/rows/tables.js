@@ -98,7 +98,7 @@ const LOADGEN_REQUESTS = {
   freshKeys: true,
 };
 
-/** @type {Record<import('../../core/types.js').RecordKind, TableSpec>} */
+/** @type {Record<import('../../../core/types.js').RecordKind, TableSpec>} */
 export const TABLE_OF_KIND = {
   instance_sample: INSTANCE_SAMPLES,
   router_request: ROUTER_REQUESTS,
@@ -107,7 +107,7 @@ export const TABLE_OF_KIND = {
 
 /** @param {string} kind */
 export function tableOf(kind) {
-  const spec = TABLE_OF_KIND[/** @type {import('../../core/types.js').RecordKind} */ (kind)];
+  const spec = TABLE_OF_KIND[/** @type {import('../../../core/types.js').RecordKind} */ (kind)];
   if (!spec) throw new Error(`postgres: no table for records of kind ${kind}`);
   return spec;
 }

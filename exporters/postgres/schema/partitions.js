@@ -2,7 +2,7 @@
 // days of each page before its COPY, so rows go straight into their partition; whatever comes
 // past them (a lock not had in time, a direct INSERT) lands in the default partition and is moved
 // out by settlePartitions.
-import { POSTGRES_EPOCH_MS } from './copy-binary.js';
+import { POSTGRES_EPOCH_MS } from '../rows/copy-binary.js';
 
 const DAY_MS = 86_400_000;
 
@@ -79,8 +79,8 @@ function encodedExtent(extent, data, column) {
 
 /**
  * Where a page's rows fall in time; undefined for tables that are not partitioned.
- * @param {import('./tables.js').TableSpec} spec
- * @param {{ records: unknown[], encoded?: import('../../core/types.js').EncodedRows }} page
+ * @param {import('../rows/tables.js').TableSpec} spec
+ * @param {{ records: unknown[], encoded?: import('../../../core/types.js').EncodedRows }} page
  * @returns {PageExtent | undefined}
  */
 export function pageExtent(spec, { records, encoded }) {
@@ -96,8 +96,8 @@ export function pageExtent(spec, { records, encoded }) {
 
 /**
  * The UTC days a page's rows fall on; empty for tables that are not partitioned.
- * @param {import('./tables.js').TableSpec} spec
- * @param {{ records: unknown[], encoded?: import('../../core/types.js').EncodedRows }} page
+ * @param {import('../rows/tables.js').TableSpec} spec
+ * @param {{ records: unknown[], encoded?: import('../../../core/types.js').EncodedRows }} page
  * @returns {Set<number>}
  */
 export function pageDays(spec, page) {
@@ -139,8 +139,8 @@ export function createPartitionMaker(pool, log) {
   /** @type {Set<string>} */
   const known = new Set();
   /**
-   * @param {import('./tables.js').TableSpec} spec
-   * @param {{ records: unknown[], encoded?: import('../../core/types.js').EncodedRows }} page
+   * @param {import('../rows/tables.js').TableSpec} spec
+   * @param {{ records: unknown[], encoded?: import('../../../core/types.js').EncodedRows }} page
    * @returns {Promise<PageExtent | undefined>} where the page's rows are in time (for noteWrite)
    */
   return async function ensure(spec, page) {

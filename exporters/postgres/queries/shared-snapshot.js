@@ -2,7 +2,7 @@
 // snapshot (pg_export_snapshot), the others import it (SET TRANSACTION SNAPSHOT), as pg_dump --jobs
 // does. One backend computes one query at a time, its sorts on one core: side by side, the queries
 // of several runs use the server's other cores.
-import { withClient } from './client.js';
+import { withClient } from '../client.js';
 
 /**
  * Runs `work` on `client`, in a REPEATABLE READ transaction already, and at the same time on up to

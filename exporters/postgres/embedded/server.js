@@ -7,13 +7,13 @@
 // Its pieces are in embedded/: data-dir.js, lock.js, binaries.js, cluster.js, ports.js.
 import fs from 'node:fs';
 import path from 'node:path';
-import { serverBinaries, serverUser } from './embedded/binaries.js';
-import { initialise, lastLogLine, pgCtl, serverSettings } from './embedded/cluster.js';
-import { embeddedPaths, prepareDataDir, readPassword, runningServer } from './embedded/data-dir.js';
-import { withLock } from './embedded/lock.js';
-import { usablePort } from './embedded/ports.js';
+import { serverBinaries, serverUser } from './binaries.js';
+import { initialise, lastLogLine, pgCtl, serverSettings } from './cluster.js';
+import { embeddedPaths, prepareDataDir, readPassword, runningServer } from './data-dir.js';
+import { withLock } from './lock.js';
+import { usablePort } from './ports.js';
 
-export { embeddedPaths, embeddedUrl, recordedPort, runningServer } from './embedded/data-dir.js';
+export { embeddedPaths, embeddedUrl, recordedPort, runningServer } from './data-dir.js';
 
 const START_TIMEOUT_S = 60;
 

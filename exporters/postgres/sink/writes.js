@@ -1,12 +1,12 @@
 // The PostgreSQL sink's writes in flight: up to maxInFlight pages written at once from the buffer, a
 // failed page put back at its front, and the producers waiting for room woken when the buffer empties.
 
-/** @typedef {import('../../core/types.js').PaasmonRecord} PaasmonRecord */
+/** @typedef {import('../../../core/types.js').PaasmonRecord} PaasmonRecord */
 
 /**
  * The page a batch is written as: its encoded rows, or its records.
- * @param {import('./sink-buffer.js').Batch} batch
- * @returns {import('../../core/types.js').Page}
+ * @param {import('./buffer.js').Batch} batch
+ * @returns {import('../../../core/types.js').Page}
  */
 function pageOf({ entries }) {
   const first = entries[0];
@@ -31,8 +31,8 @@ function createRoomWaiters() {
 
 /**
  * @param {object} options
- * @param {import('./sink-buffer.js').SinkBuffer} options.buffer
- * @param {import('../../core/types.js').PageWriter} options.writePage
+ * @param {import('./buffer.js').SinkBuffer} options.buffer
+ * @param {import('../../../core/types.js').PageWriter} options.writePage
  * @param {number} options.maxInFlight
  * @param {() => void} options.notify called after every write, done or failed
  */
@@ -45,7 +45,7 @@ export function createWritesInFlight({ buffer, writePage, maxInFlight, notify })
 
   /**
    * Writes one batch; a failed batch goes back to the front of the buffer.
-   * @param {import('./sink-buffer.js').Batch} batch
+   * @param {import('./buffer.js').Batch} batch
    */
   async function writeBatch(batch) {
     const first = batch.entries[0];

@@ -1,11 +1,10 @@
 // The transactional page writer (core/types.js PageWriter): a page's rows and its checkpoint in
 // one transaction; rows already present are skipped; only the records inserted now come back.
-import { saveCheckpoint } from './checkpoints.js';
-import { countCleaned } from './clean-text.js';
+import { saveCheckpoint } from '../claims/checkpoints.js';
 import { UNIQUE_VIOLATION, binaryRows, copyInsert, copyInsertCounted, copyNew, inTransaction } from './copy.js';
-import { tupleWriter } from './copy-binary.js';
-import { createPartitionMaker, noteWrite } from './partitions.js';
-import { tableOf } from './tables.js';
+import { tupleWriter } from '../rows/copy-binary.js';
+import { createPartitionMaker, noteWrite } from '../schema/partitions.js';
+import { tableOf } from '../rows/tables.js';
 
 /**
  * A page's records encoded for COPY now, so that a page waiting for its write holds one buffer,
@@ -44,18 +43,28 @@ export function createPageEncoder(kind, rowsHint) {
 }
 
 /**
- * @param {import('pg').Pool} pool
- * @returns {import('../../core/types.js').PageWriter}
+ * What the PostgreSQL code counts, in counters its creator keeps (e.g. the Prometheus sink's).
+ * @typedef {object} PostgresMetrics
+ * @property {(kind: string, records: number) => void} [countCleaned] records of a committed page stored with
+ *   cleaned text
  */
-export function createPageWriter(pool) {
+
+/**
+ * @param {import('pg').Pool} pool @param {PostgresMetrics} [metrics]
+ * @returns {import('../../../core/types.js').PageWriter}
+ */
+export function createPageWriter(pool, metrics = {}) {
   const ensurePartitions = createPartitionMaker(pool);
   return async function writePage(page) {
     const inserted = await writeRows(page);
-    countCleaned(page.kind, inserted.cleaned ?? 0);
+    if (inserted.cleaned) metrics.countCleaned?.(page.kind, inserted.cleaned);
     return inserted;
   };
 
-  /** @param {import('../../core/types.js').Page} page @returns {Promise<import('../../core/types.js').Inserted>} */
+  /**
+   * @param {import('../../../core/types.js').Page} page
+   * @returns {Promise<import('../../../core/types.js').Inserted>}
+   */
   async function writeRows(page) {
     const { kind, records, encoded, checkpoint, commitAfter, copyAfter, onCopied, countOnly } = page;
     const spec = tableOf(kind);
@@ -63,7 +72,7 @@ export function createPageWriter(pool) {
     const extent = await ensurePartitions(spec, { records, encoded });
     /** Records with text cleaned: set when the rows are encoded. */
     let cleaned = encoded?.cleaned ?? 0;
-    /** @type {import('../../core/types.js').EncodedRows | undefined} */
+    /** @type {import('../../../core/types.js').EncodedRows | undefined} */
     let binary = encoded;
     const lines = () => {
       if (binary) return binary;
@@ -114,10 +123,10 @@ export function createPageWriter(pool) {
  * A plain COPY under a savepoint, as copyInsertCounted writes; when some rows were already there
  * (a unique violation), the keyed insert instead, reading back the new ones. Runs inside the
  * caller's transaction.
- * @param {import('pg').PoolClient} client @param {import('./tables.js').TableSpec} spec
- * @param {import('../../core/types.js').EncodedRows} rows
- * @param {import('../../core/types.js').PaasmonRecord[]} records the page's, returned when all were new
- * @returns {Promise<{ count: number, records: import('../../core/types.js').PaasmonRecord[] } | { count: number,
+ * @param {import('pg').PoolClient} client @param {import('../rows/tables.js').TableSpec} spec
+ * @param {import('../../../core/types.js').EncodedRows} rows
+ * @param {import('../../../core/types.js').PaasmonRecord[]} records the page's, returned when all were new
+ * @returns {Promise<{ count: number, records: import('../../../core/types.js').PaasmonRecord[] } | { count: number,
  *   rows: any[] }>}
  */
 async function copyInsertObserved(client, spec, rows, records) {
@@ -135,8 +144,8 @@ async function copyInsertObserved(client, spec, rows, records) {
 }
 
 /**
- * @param {string} kind @param {import('./tables.js').TableSpec} spec @param {Record<string, unknown>} row
- * @returns {import('../../core/types.js').PaasmonRecord}
+ * @param {string} kind @param {import('../rows/tables.js').TableSpec} spec @param {Record<string, unknown>} row
+ * @returns {import('../../../core/types.js').PaasmonRecord}
  */
 function recordOf(kind, spec, row) {
   /** @type {Record<string, unknown>} */

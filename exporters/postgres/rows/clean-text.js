@@ -22,19 +22,3 @@ export function cleanedText(text) {
   const clean = text.replace(NUL, '\ufffd').replace(LONE_SURROGATE, '\ufffd');
   return clean.includes('\ufffd') ? clean : undefined;
 }
-
-/** Records stored with cleaned text since this process started, by kind. @type {Map<string, number>} */
-const cleanedByKind = new Map();
-
-/**
- * Counts records of a committed page that held cleaned text.
- * @param {string} kind @param {number} records
- */
-export function countCleaned(kind, records) {
-  if (records > 0) cleanedByKind.set(kind, (cleanedByKind.get(kind) ?? 0) + records);
-}
-
-/** Records stored with cleaned text since this process started, by kind (for Prometheus). */
-export function cleanedRecords() {
-  return /** @type {ReadonlyMap<string, number>} */ (cleanedByKind);
-}

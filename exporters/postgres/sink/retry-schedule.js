@@ -1,10 +1,10 @@
 // The PostgreSQL sink's retry policy: after a failed write the next attempt waits a growing backoff;
 // a successful write resets it.
-import { backoffDelay } from '../../core/retry.js';
+import { backoffDelay } from '../../../core/retry.js';
 
 /**
  * @param {object} options
- * @param {import('../../core/retry.js').BackoffOptions} options.backoff
+ * @param {import('../../../core/retry.js').BackoffOptions} options.backoff
  * @param {import('pino').Logger} options.log
  */
 export function createRetrySchedule({ backoff, log }) {
