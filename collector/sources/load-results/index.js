@@ -117,12 +117,18 @@ async function* csvResults(shape, all, options) {
     const framed = unframed.splice(0);
     for (const [fields, line] of /** @type {Array<[string[], number]>} */ (batch)) {
       if (!parse) parse = shape.rows(options, fields);
-      else framed.push([parse(fields), line, () => fields.join(shape.delimiter)]);
+      else {
+        const result = parse(fields);
+        // Only a skipped line's text is ever read: no closure per request.
+        framed.push([result, line, typeof result === 'string' ? () => fields.join(shape.delimiter) : noText]);
+      }
     }
     yield framed;
   }
   yield unframed;
 }
+
+const noText = () => '';
 
 /**
  * csv-parse's records of each chunk in one array, each with the line it ends on, read from the
