@@ -3,7 +3,7 @@
 // the first example. Streams: memory holds one page whatever the file's size.
 import readline from 'node:readline';
 import { Readable } from 'node:stream';
-import { parse as parseCsv } from 'csv-parse';
+import { Parser as CsvParser } from 'csv-parse';
 import { ConfigError } from '../../../core/errors.js';
 import { LOAD_RESULTS } from '../../../core/reason-codes.js';
 import { detectShape, shapeOf } from './detect.js';
@@ -61,8 +61,9 @@ async function peek(input) {
 }
 
 /**
- * The shape's records as parse results, each with where it came from.
- * @param {Shape} shape @param {Readable} all @param {ReadOptions} options @returns {AsyncGenerator<Framed>}
+ * The shape's records as parse results, each with where it came from, in batches (one per chunk
+ * read where the framing allows: a promise per record cost more than reading it).
+ * @param {Shape} shape @param {Readable} all @param {ReadOptions} options @returns {AsyncGenerator<Framed[]>}
  */
 async function* results(shape, all, options) {
   if (shape.framing === 'csv') yield* csvResults(shape, all, options);
@@ -71,12 +72,12 @@ async function* results(shape, all, options) {
     let n = 0;
     for await (const line of readline.createInterface({ input: all, crlfDelay: Infinity })) {
       n += 1;
-      if (line.trim() !== '') yield [parse(line), n, () => line];
+      if (line.trim() !== '') yield [[parse(line), n, () => line]];
     }
   } else {
     const decoder = await shape.decoder();
-    for await (const chunk of all) yield* decoder.push(chunk);
-    yield* decoder.end();
+    for await (const chunk of all) yield decoder.push(chunk);
+    yield decoder.end();
   }
 }
 
@@ -93,36 +94,73 @@ const json = (parse) => (line) => {
 
 /**
  * @param {Extract<Shape, { framing: 'csv' }>} shape @param {Readable} all @param {ReadOptions} options
- * @returns {AsyncGenerator<Framed>}
+ * @returns {AsyncGenerator<Framed[]>}
  */
 async function* csvResults(shape, all, options) {
   const csv = all.pipe(
-    parseCsv({
+    new LineNumbered({
       delimiter: shape.delimiter,
       relax_column_count: true,
       skip_empty_lines: true,
-      info: true,
       bom: true,
       skip_records_with_error: true,
     }),
   );
   // A record csv-parse cannot frame (a quote left open where a file was cut) is skipped, not fatal.
-  /** @type {Array<{ lines: number, message: string }>} */
+  /** @type {Framed[]} */
   const unframed = [];
-  csv.on('skip', (/** @type {any} */ err) =>
-    unframed.push({ lines: Number(err?.lines) || 0, message: String(err?.message) }),
-  );
+  csv.on('skip', (/** @type {any} */ err) => {
+    const message = String(err?.message);
+    unframed.push([LOAD_RESULTS.CSV_FRAMING, Number(err?.lines) || 0, () => message]);
+  });
   let parse = shape.header ? undefined : shape.rows(options, undefined);
-  for await (const { record, info } of csv) {
-    for (const { lines, message } of unframed.splice(0)) yield [LOAD_RESULTS.CSV_FRAMING, lines, () => message];
-    const fields = /** @type {string[]} */ (record);
-    if (!parse) {
-      parse = shape.rows(options, fields);
-      continue;
+  for await (const batch of csv) {
+    /** @type {Framed[]} */
+    const framed = unframed.splice(0);
+    for (const [fields, line] of /** @type {Array<[string[], number]>} */ (batch)) {
+      if (!parse) parse = shape.rows(options, fields);
+      else {
+        const result = parse(fields);
+        // Only a skipped line's text is ever read: no closure per request.
+        framed.push([result, line, typeof result === 'string' ? () => fields.join(shape.delimiter) : noText]);
+      }
     }
-    yield [parse(fields), info.lines, () => fields.join(shape.delimiter)];
+    yield framed;
   }
-  for (const { lines, message } of unframed.splice(0)) yield [LOAD_RESULTS.CSV_FRAMING, lines, () => message];
+  yield unframed;
+}
+
+const noText = () => '';
+
+/**
+ * csv-parse's records of each chunk in one array, each with the line it ends on, read from the
+ * parser's count as it pushes the record: its `info` option builds an object of many fields per
+ * record for that one number, and a stream read per record costs more than the record.
+ */
+class LineNumbered extends CsvParser {
+  /** @type {Array<[string[], number]>} */
+  batch = [];
+
+  /** @param {any} record @param {BufferEncoding} [encoding] */
+  push(record, encoding) {
+    if (record === null) return (this.pushBatch(), super.push(null, encoding));
+    this.batch.push([record, this.info.lines]);
+    return true;
+  }
+
+  pushBatch() {
+    if (this.batch.length) super.push(this.batch.splice(0));
+  }
+
+  /** @param {Buffer} chunk @param {BufferEncoding} encoding @param {import('node:stream').TransformCallback} done */
+  _transform(chunk, encoding, done) {
+    super._transform(chunk, encoding, (err) => (this.pushBatch(), done(err)));
+  }
+
+  /** @param {import('node:stream').TransformCallback} done */
+  _flush(done) {
+    super._flush((err) => (this.pushBatch(), done(err)));
+  }
 }
 
 /**
@@ -162,34 +200,36 @@ export async function readLoadResults(input, options = {}) {
 }
 
 /**
- * @param {AsyncIterable<[import('./records.js').LineResult, number, () => string]>} lines
- * @param {number} pageSize @param {number} from @returns {AsyncGenerator<ResultsPage>}
+ * @param {AsyncIterable<Framed[]>} batches @param {number} pageSize @param {number} from
+ * @returns {AsyncGenerator<ResultsPage>}
  */
-async function* pagesOf(lines, pageSize, from) {
+async function* pagesOf(batches, pageSize, from) {
   const fresh = () => ({ records: [], skipped: new Map(), examples: new Map(), withIds: 0, warmup: 0 });
   /** @type {ResultsPage} */
   let page = fresh();
   let ordinal = 0;
-  for await (const [result, where, text] of lines) {
-    if (result === null) continue;
-    if (typeof result === 'string') {
-      page.skipped.set(result, (page.skipped.get(result) ?? 0) + 1);
-      if (!page.examples.has(result)) page.examples.set(result, `line ${where}: ${text().slice(0, 120)}`);
-      continue;
-    }
-    ordinal += 1;
-    // After the ordinal: a row's derived key is the same with a warm-up left out or not.
-    if (result.startedAtMs < from) {
-      page.warmup += 1;
-      continue;
-    }
-    if (result.correlationId) page.withIds += 1;
-    else result.correlationId = rowKey(result, ordinal);
-    result.startedAt = isoMicros(result.startedAtMs);
-    page.records.push(result);
-    if (page.records.length >= pageSize) {
-      yield page;
-      page = fresh();
+  for await (const batch of batches) {
+    for (const [result, where, text] of batch) {
+      if (result === null) continue;
+      if (typeof result === 'string') {
+        page.skipped.set(result, (page.skipped.get(result) ?? 0) + 1);
+        if (!page.examples.has(result)) page.examples.set(result, `line ${where}: ${text().slice(0, 120)}`);
+        continue;
+      }
+      ordinal += 1;
+      // After the ordinal: a row's derived key is the same with a warm-up left out or not.
+      if (result.startedAtMs < from) {
+        page.warmup += 1;
+        continue;
+      }
+      if (result.correlationId) page.withIds += 1;
+      else result.correlationId = rowKey(result, ordinal);
+      result.startedAt = isoMicros(result.startedAtMs);
+      page.records.push(result);
+      if (page.records.length >= pageSize) {
+        yield page;
+        page = fresh();
+      }
     }
   }
   if (page.records.length || page.skipped.size || page.warmup) yield page;

@@ -69,10 +69,21 @@ export function jmeterRows(header) {
   };
   if (at.time < 0 || at.elapsed < 0 || at.success < 0)
     throw new Error('JTL header lacks timeStamp, elapsed or success: save them (jmeter.save.saveservice.*)');
-  const entries = Object.entries(at).filter(([, i]) => i >= 0);
+  // One object literal per row (a value not saved is at -1: undefined); no entries built and merged.
   return (fields) => {
     if (fields.length < header.length) return LOAD_RESULTS.SHORT_ROW;
-    return jmeterSample(Object.fromEntries(entries.map(([name, i]) => [name, fields[i]])));
+    return jmeterSample({
+      time: fields[at.time],
+      elapsed: fields[at.elapsed],
+      label: fields[at.label],
+      code: fields[at.code],
+      message: fields[at.message],
+      success: fields[at.success],
+      failure: fields[at.failure],
+      bytes: fields[at.bytes],
+      url: fields[at.url],
+      id: fields[at.id],
+    });
   };
 }
 

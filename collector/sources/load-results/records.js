@@ -62,12 +62,21 @@ export function request(fields) {
   return { kind: 'loadgen_request', ...fields, correlationId: normalizeId(fields.correlationId ?? null) };
 }
 
+/** The last second isoMicros wrote, and its text up to the fraction: requests come in time order. */
+let isoSecond = Number.NaN;
+let isoPrefix = '';
+
 /** Epoch ms (with fractions) as UTC RFC 3339 with six fraction digits, the form COPY takes fastest. */
 export function isoMicros(/** @type {number} */ ms) {
   const whole = Math.floor(ms);
   const micros = Math.round((ms - whole) * 1000);
-  const iso = new Date(whole + Math.floor(micros / 1000)).toISOString();
-  return `${iso.slice(0, 23)}${String(micros % 1000).padStart(3, '0')}Z`;
+  const at = whole + Math.floor(micros / 1000);
+  const second = Math.floor(at / 1000);
+  if (second !== isoSecond) {
+    isoPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+    isoSecond = second;
+  }
+  return `${isoPrefix}${String((at - second * 1000) * 1000 + (micros % 1000)).padStart(6, '0')}Z`;
 }
 
 /**
