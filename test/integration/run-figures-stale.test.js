@@ -4,16 +4,15 @@
 // those after it; prune stores again figures that went stale before it drops the rows; migration
 // 019's down migration keeps what was stored.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 import pino from 'pino';
-import { MIGRATIONS_DIR, migrate } from '../../exporters/postgres/schema/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { createPageWriter, encodeRecords } from '../../exporters/postgres/sink/page-writer.js';
 import { refreshRunFigures } from '../../exporters/postgres/schema/run-figures.js';
 import { runCli } from '../support/cli.js';
 import { countersAcross, startTestDatabase } from '../support/database.js';
+import { undoMigrationsFrom } from '../support/migrations.js';
 import { seedRun } from '../support/report-runs.js';
 
 /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
@@ -181,20 +180,7 @@ test("migration 019's down keeps the stored figures in the tables before it, and
     for (const run of [pruned, kept]) await query('SELECT refresh_run_figures($1, $2)', [run, '{0.1}']);
     await query('INSERT INTO run_prunes (run_id) VALUES ($1)', [pruned]);
     const stored = (await query('SELECT run_figures_stored($1, 0.1)::text AS data', [pruned])).rows[0].data;
-    const client = await pool.connect();
-    try {
-      await runner({
-        dbClient: /** @type {any} */ (client),
-        dir: MIGRATIONS_DIR,
-        direction: 'down',
-        // 019 and every migration after it, undone newest first.
-        count: fs.readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql') && f >= '019').length,
-        migrationsTable: 'paasmon_migrations',
-        log: () => {},
-      });
-    } finally {
-      client.release();
-    }
+    await undoMigrationsFrom(pool, '019');
     const { rows: old } = await query(
       `SELECT run_id::int, trim_fraction, figures::text AS data FROM run_report_figures ORDER BY 1, 2`,
     );

@@ -3,14 +3,13 @@
 // changes` names the layer a shift was put into; migration 022's down takes the columns away with
 // the grants kept, and up brings them back.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 import pino from 'pino';
-import { migrate, MIGRATIONS_DIR } from '../../exporters/postgres/schema/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { runCli } from '../support/cli.js';
 import { seedLayeredRun } from '../support/compare-runs.js';
+import { undoMigrationsFrom } from '../support/migrations.js';
 import { startTestDatabase } from '../support/database.js';
 
 /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
@@ -185,20 +184,7 @@ test("migration 022's down leaves the views without its columns, grants kept; up
                   has_table_privilege('layers_reader', 'run_history', 'SELECT') AS ok`,
         )
       ).rows[0].ok;
-    const client = await pool.connect();
-    try {
-      await runner({
-        dbClient: /** @type {any} */ (client),
-        dir: MIGRATIONS_DIR,
-        direction: 'down',
-        // 022 and every migration after it, undone newest first.
-        count: fs.readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql') && f >= '022').length,
-        migrationsTable: 'paasmon_migrations',
-        log: () => {},
-      });
-    } finally {
-      client.release();
-    }
+    await undoMigrationsFrom(pool, '022');
     assert.deepEqual(await columns('run_summary'), []);
     assert.deepEqual(await columns('run_history'), []);
     assert.equal(await readable(), true, 'the grants stay');
