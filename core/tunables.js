@@ -58,3 +58,9 @@ export const POLL_GRACE_MS = 5_000;
  */
 export const LATENCY_BUCKET_GAMMA = 1.01;
 export const LATENCY_BUCKET_MIN_MS = 0.001;
+
+/**
+ * Characters a CSV record of load results may hold unfinished: past it, a quote left open is one
+ * unreadable line and reading goes on from the next (a parser would otherwise re-read the remainder).
+ */
+export const CSV_RECORD_MAX_CHARS = 1 << 20;

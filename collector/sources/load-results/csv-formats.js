@@ -1,5 +1,5 @@
 // Row parsers of the CSV result files: hey's `-o csv`, vegeta's `encode --to csv` and k6's
-// `--out csv` (JMeter's JTL is in jmeter.js). Each takes the fields of one row (csv-parse has
+// `--out csv` (JMeter's JTL is in jmeter.js). Each takes the fields of one row (csv-framing.js has
 // undone the quoting) and returns a request, a skip reason, or null for a row that is no request.
 import { LOAD_RESULTS } from '../../../core/reason-codes.js';
 import { errorOf, num, request } from './records.js';

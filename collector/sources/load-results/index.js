@@ -3,9 +3,9 @@
 // the first example. Streams: memory holds one page whatever the file's size.
 import readline from 'node:readline';
 import { Readable } from 'node:stream';
-import { Parser as CsvParser } from 'csv-parse';
 import { ConfigError } from '../../../core/errors.js';
 import { LOAD_RESULTS } from '../../../core/reason-codes.js';
+import { csvResults } from './csv-framing.js';
 import { detectShape, shapeOf } from './detect.js';
 import { FORMATS, formatNamed } from './formats.js';
 import { isoMicros, rowKey } from './records.js';
@@ -91,77 +91,6 @@ const json = (parse) => (line) => {
   }
   return parse(value);
 };
-
-/**
- * @param {Extract<Shape, { framing: 'csv' }>} shape @param {Readable} all @param {ReadOptions} options
- * @returns {AsyncGenerator<Framed[]>}
- */
-async function* csvResults(shape, all, options) {
-  const csv = all.pipe(
-    new LineNumbered({
-      delimiter: shape.delimiter,
-      relax_column_count: true,
-      skip_empty_lines: true,
-      bom: true,
-      skip_records_with_error: true,
-    }),
-  );
-  // A record csv-parse cannot frame (a quote left open where a file was cut) is skipped, not fatal.
-  /** @type {Framed[]} */
-  const unframed = [];
-  csv.on('skip', (/** @type {any} */ err) => {
-    const message = String(err?.message);
-    unframed.push([LOAD_RESULTS.CSV_FRAMING, Number(err?.lines) || 0, () => message]);
-  });
-  let parse = shape.header ? undefined : shape.rows(options, undefined);
-  for await (const batch of csv) {
-    /** @type {Framed[]} */
-    const framed = unframed.splice(0);
-    for (const [fields, line] of /** @type {Array<[string[], number]>} */ (batch)) {
-      if (!parse) parse = shape.rows(options, fields);
-      else {
-        const result = parse(fields);
-        // Only a skipped line's text is ever read: no closure per request.
-        framed.push([result, line, typeof result === 'string' ? () => fields.join(shape.delimiter) : noText]);
-      }
-    }
-    yield framed;
-  }
-  yield unframed;
-}
-
-const noText = () => '';
-
-/**
- * csv-parse's records of each chunk in one array, each with the line it ends on, read from the
- * parser's count as it pushes the record: its `info` option builds an object of many fields per
- * record for that one number, and a stream read per record costs more than the record.
- */
-class LineNumbered extends CsvParser {
-  /** @type {Array<[string[], number]>} */
-  batch = [];
-
-  /** @param {any} record @param {BufferEncoding} [encoding] */
-  push(record, encoding) {
-    if (record === null) return (this.pushBatch(), super.push(null, encoding));
-    this.batch.push([record, this.info.lines]);
-    return true;
-  }
-
-  pushBatch() {
-    if (this.batch.length) super.push(this.batch.splice(0));
-  }
-
-  /** @param {Buffer} chunk @param {BufferEncoding} encoding @param {import('node:stream').TransformCallback} done */
-  _transform(chunk, encoding, done) {
-    super._transform(chunk, encoding, (err) => (this.pushBatch(), done(err)));
-  }
-
-  /** @param {import('node:stream').TransformCallback} done */
-  _flush(done) {
-    super._flush((err) => (this.pushBatch(), done(err)));
-  }
-}
 
 /**
  * The format and shape to read: --format's (the shape its head fits), or the one the head is.
