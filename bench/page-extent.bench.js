@@ -36,7 +36,7 @@ if (BEFORE_DIR) {
   // A checkout from before the PostgreSQL code was split into parts has the module at the top.
   const at = (/** @type {string} */ file) => import(pathToFileURL(path.join(BEFORE_DIR, file)).href);
   const before = await at('exporters/postgres/schema/partitions.js').catch(() =>
-    at('exporters/postgres/schema/partitions.js'),
+    at('exporters/postgres/partitions.js'),
   );
   builds.unshift(['before', before.pageExtent]);
 }

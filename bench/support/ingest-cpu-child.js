@@ -12,7 +12,7 @@ const { loadConfig } = await load('collector/config/index.js');
 const { createRouterLogSource } = await load('collector/sources/router-logs/index.js');
 // A checkout from before the PostgreSQL code was split into parts has the page writer at the top.
 const { encodeRecords } = await load('exporters/postgres/sink/page-writer.js').catch(() =>
-  load('exporters/postgres/sink/page-writer.js'),
+  load('exporters/postgres/page-writer.js'),
 );
 
 const config = loadConfig({ SEARCH_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'silent' });
