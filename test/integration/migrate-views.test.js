@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { runner } from 'node-pg-migrate';
 import pino from 'pino';
 import { MIGRATIONS_DIR, migrate } from '../../exporters/postgres/schema/migrate.js';
 import { loadSqlQuery } from '../../exporters/postgres/queries/report.js';
 import { startTestDatabase } from '../support/database.js';
+import { runMigrations } from '../support/migrations.js';
 import { seedRun } from '../support/report-runs.js';
 
 const silent = pino({ level: 'silent' });
@@ -38,19 +38,7 @@ async function databasePool(name) {
 
 /** The migrations up to `count` only, as the release that had no sql/views applied them. */
 async function migrateOld(/** @type {pg.Pool} */ pool, /** @type {number} */ count) {
-  const client = await pool.connect();
-  try {
-    await runner({
-      dbClient: /** @type {any} */ (client),
-      dir: MIGRATIONS_DIR,
-      direction: 'up',
-      count,
-      migrationsTable: 'paasmon_migrations',
-      log: () => {},
-    });
-  } finally {
-    client.release();
-  }
+  await runMigrations(pool, 'up', count);
 }
 
 /** Runs of every kind: errors and timeouts, no router records, a request logged twice by the router. */

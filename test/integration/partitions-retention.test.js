@@ -5,15 +5,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { runner } from 'node-pg-migrate';
 import pino from 'pino';
-import { MIGRATIONS_DIR, migrate } from '../../exporters/postgres/schema/migrate.js';
+import { migrate } from '../../exporters/postgres/schema/migrate.js';
 import { createPageWriter, encodeRecords } from '../../exporters/postgres/sink/page-writer.js';
 import { preparePartitions } from '../../exporters/postgres/schema/partitions.js';
 import { startRetentionJob } from '../../collector/retention-job.js';
 import { QUERIES_DIR, loadSqlQuery } from '../../exporters/postgres/queries/report.js';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
+import { runMigrations } from '../support/migrations.js';
 import { seedRun } from '../support/report-runs.js';
 import { expandSql, loadDashboards, queriesOf } from '../support/grafana.js';
 
@@ -101,13 +101,7 @@ async function answers(runIds, old = false) {
 before(async () => {
   db = await startTestDatabase();
   // The schema as it was before partitioning (migration 011), holding data of every kind.
-  const client = await db.pool.connect();
-  try {
-    const options = { dir: MIGRATIONS_DIR, migrationsTable: 'paasmon_migrations', log: () => {} };
-    await runner({ ...options, dbClient: /** @type {any} */ (client), direction: 'up', count: 11 });
-  } finally {
-    client.release();
-  }
+  await runMigrations(db.pool, 'up', 11);
 });
 
 after(async () => {

@@ -5,13 +5,14 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { PG_MIGRATE_LOCK_ID, runner } from 'node-pg-migrate';
+import { PG_MIGRATE_LOCK_ID } from 'node-pg-migrate';
 import pg from 'pg';
 import pino from 'pino';
 import { MIGRATE_LOCK_ID, MIGRATIONS_DIR, migrate } from '../../exporters/postgres/schema/migrate.js';
 import { prune } from '../../exporters/postgres/schema/retention.js';
 import { runCli } from '../support/cli.js';
 import { startTestDatabase } from '../support/database.js';
+import { runMigrations } from '../support/migrations.js';
 import { seedRun } from '../support/report-runs.js';
 
 /** @type {Awaited<ReturnType<typeof startTestDatabase>>} */
@@ -88,13 +89,7 @@ test('migrate of an up-to-date database runs no migration runner, and still puts
   const earlier = new pg.Pool({ connectionString: db.url.replace(/\/postgres$/, '/earlier'), max: 2 });
   try {
     const files = fs.readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql'));
-    const client = await earlier.connect();
-    try {
-      const options = { dir: MIGRATIONS_DIR, migrationsTable: 'paasmon_migrations', log: () => {} };
-      await runner({ dbClient: /** @type {any} */ (client), direction: 'up', count: files.length - 1, ...options });
-    } finally {
-      client.release();
-    }
+    await runMigrations(earlier, 'up', files.length - 1);
     const applied = await migrate(earlier, pino({ level: 'silent' }));
     assert.deepEqual(applied, [
       files
