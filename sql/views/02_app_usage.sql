@@ -25,7 +25,8 @@ LANGUAGE sql STABLE AS $$
     SELECT s.app_guid, s.process_type, s.instance_index, s.ts, s.repeated
     FROM instance_samples s
     WHERE s.app_name = app AND s.ts BETWEEN from_ts - interval '5 minutes' AND to_ts AND s.cpu_percent IS NOT NULL
-  ), members AS (
+  ), members AS MATERIALIZED (
+    -- Each instance's usual interval, once: not again for every moment it is crossed with.
     SELECT r.app_guid, r.process_type, r.instance_index,
            percentile_cont(0.5) WITHIN GROUP (ORDER BY r.gap) AS usual_gap
     FROM (SELECT reported.*,
