@@ -142,7 +142,7 @@ BEGIN
   -- The hash pass joins by hash whatever the statistics say. Without a partitioned table's own
   -- statistics (autovacuum never gathers them) the planner takes each request to match 1/200 of
   -- the router records and looks every one up instead: 2-3 x slower on a run just imported.
-  PERFORM set_config('enable_nestloop', by_lookup::text, true);
+  PERFORM set_config('enable_nestloop', (by_lookup IS TRUE)::text, true);
   -- RETURN QUERY rather than EXECUTE ... INTO: a query run for INTO never gets parallel workers.
   -- The hash pass returns no row when some request has two router records (joined rows beyond
   -- the window's requests): only the first counts, so the pass is then made with the lookups.
