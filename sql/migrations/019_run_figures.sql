@@ -85,6 +85,7 @@ SELECT paasmon_hold_run_summary();
 DROP FUNCTION IF EXISTS run_summary_request_figures(bigint);
 DROP FUNCTION IF EXISTS run_figures_read(bigint, double precision, boolean);
 DROP FUNCTION IF EXISTS refresh_run_figures(bigint, double precision[]);
+DROP FUNCTION IF EXISTS run_figures_current(bigint, double precision[]);
 DROP FUNCTION IF EXISTS run_figures_stored(bigint, double precision);
 DROP FUNCTION IF EXISTS run_figures_analyze(bigint);
 DROP FUNCTION IF EXISTS run_report_data(bigint, double precision);

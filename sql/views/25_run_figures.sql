@@ -58,28 +58,38 @@ BEGIN
   END LOOP;
 END $$;
 
+-- Whether refresh_run_figures has nothing to do for a run: it has no figures row, its raw rows were
+-- pruned (what is stored is all it has), or its figures are current and hold the whole run (trim 0)
+-- and these trims.
+CREATE OR REPLACE FUNCTION run_figures_current(run bigint, trims double precision[] DEFAULT '{}')
+RETURNS boolean LANGUAGE sql STABLE AS $$
+  SELECT coalesce((SELECT NOT f.stale
+                          AND ARRAY[0::double precision] || trims
+                              <@ ARRAY(SELECT (e ->> 'trim')::double precision FROM json_array_elements(f.figures) e)
+                   FROM run_figures f WHERE f.run_id = run), true)
+         OR EXISTS (SELECT 1 FROM run_prunes p WHERE p.run_id = run)
+$$;
+
 -- Computes and stores a run's figures: over the whole run (trim 0, run_summary's), the trims
 -- asked for and those stored already. The run's row is locked first, so the computation sees
 -- every write whose writer marked the run before, and a writer marking it after waits and marks
--- it stale again. Nothing to do (false) when its figures are current and hold those trims, or
--- when its raw rows were pruned (what is stored is all it has).
+-- it stale again. Nothing to do (false) when run_figures_current.
 CREATE OR REPLACE FUNCTION refresh_run_figures(run bigint, trims double precision[] DEFAULT '{}')
 RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
   kept run_figures;
-  had double precision[];
   wanted double precision[];
   computed json;
 BEGIN
   SELECT * INTO kept FROM run_figures f WHERE f.run_id = run FOR UPDATE;
-  IF NOT FOUND OR EXISTS (SELECT 1 FROM run_prunes p WHERE p.run_id = run) THEN
+  IF NOT FOUND OR run_figures_current(run, trims) THEN
     RETURN false;
   END IF;
-  had := ARRAY(SELECT (e ->> 'trim')::double precision FROM json_array_elements(kept.figures) e);
-  wanted := ARRAY(SELECT DISTINCT x FROM unnest(ARRAY[0::double precision] || had || trims) x ORDER BY x);
-  IF NOT kept.stale AND wanted <@ had THEN
-    RETURN false;
-  END IF;
+  wanted := ARRAY(SELECT DISTINCT x
+                  FROM (SELECT unnest(ARRAY[0::double precision] || trims)
+                        UNION ALL
+                        SELECT (e ->> 'trim')::double precision FROM json_array_elements(kept.figures) e) u (x)
+                  ORDER BY x);
   PERFORM run_figures_analyze(run);
   SELECT json_agg(json_build_object('trim', x, 'data', run_report_data(run, x)) ORDER BY x) INTO computed
   FROM unnest(wanted) x;
