@@ -121,10 +121,7 @@ async function runData(db, run, blocks) {
     LATENCY_BUCKET_MIN_MS,
     Math.log(LATENCY_BUCKET_GAMMA),
   ];
-  // By hash whatever the statistics say, as run_request_figures' hash pass (and why: there).
-  await db.query('SET LOCAL enable_nestloop = off');
   let { rows } = await db.query(BLOCKS_SQL.replace('%s', HASH_JOIN), params);
-  await db.query('SET LOCAL enable_nestloop = on');
   const joined = rows.filter((r) => !r.by_path).reduce((s, r) => s + Number(r.n), 0);
   const { rows: counted } = await db.query(
     'SELECT count(*) AS n FROM loadgen_requests WHERE run_id = $1 AND started_at BETWEEN $2 AND $3',
