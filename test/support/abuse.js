@@ -7,6 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import autocannon from 'autocannon';
 import { makeApps, startCfSimulator } from '../../sandbox/cf-simulator.js';
+import { waitFor } from './cli.js';
 import { collectEnv, startCollect } from './collect.js';
 import { startTestDatabase } from './database.js';
 import { gorouterLine, makeRequests } from './router-docs.js';
@@ -29,6 +30,10 @@ export async function startAbuseTarget() {
   const [db, sim] = await Promise.all([startTestDatabase(), startCfSimulator({ apps: makeApps(1, 1) })]);
   const collect = await startCollect(collectEnv(db, sim, { DRAIN_TOKEN: TOKEN }), {
     nodeFlags: ['--max-semi-space-size=1', '--max-old-space-size=128'],
+  });
+  // Its schema first: the drain's rows are counted in router_requests, which its migration creates.
+  await waitFor(async () => (await db.query("SELECT to_regclass('router_requests') AS t")).rows[0].t, {
+    what: 'the collector to create its tables',
   });
   const port = Number(new URL(collect.base).port);
   const pid = /** @type {number} */ (collect.cli.child.pid);
